@@ -37,7 +37,7 @@ void replay_all(const char* file, int expected_games, const std::vector<std::str
   }
   for (const auto& bot : bots_to_check) {
     INFO(bot);
-    CHECK(checked_moves[bot] > 1000);
+    CHECK(checked_moves[bot] > 100);
   }
   MESSAGE(fmt::format("{}: checked bot moves: discard_only {}, balanced {}, aggressive {}, cautious {}", file,
                       checked_moves["discard_only"], checked_moves["heuristic_balanced"],
@@ -83,7 +83,7 @@ TEST_CASE("every golden game with default rules replays exactly, bots included")
 }
 
 TEST_CASE("every golden game with small rules replays exactly, bots included") {
-  replay_all("games_small_rules.jsonl", 20, {});
+  replay_all("games_small_rules.jsonl", 20, {"heuristic_balanced"});
   // 226 heuristic_balanced moves in this file.
 }
 
