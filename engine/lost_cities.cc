@@ -125,20 +125,26 @@ State State::from_deck(const Rules& rules, std::span<const int> deck_ids) {
 
 ActionMask State::legal_mask() const noexcept {
   if (deck_len_ == 0) return 0;
-  ActionMask m = 0;
   if (phase_ == Phase::kCard) {
+    // Branch-free: every occupied slot may be discarded (odd ids); slot i may be played (2i) iff
+    // its rank is above the expedition's last numeric rank, or it is a wager on an expedition
+    // with no numeric yet.
     const int p = current_player_;
-    for (int i = 0; i < hand_len_[p]; ++i) {
-      m |= ActionMask{1} << (2 * i + 1);
-      if (playable(p, hand_[p][i])) m |= ActionMask{1} << (2 * i);
+    const int n = hand_len_[p];
+    ActionMask m = 0xAAAAAAAAAAAAAAAAULL & ((ActionMask{1} << (2 * n)) - 1);
+    for (int i = 0; i < n; ++i) {
+      const Card c = hand_[p][i];
+      const int last = exp_[p][c.color()].last_rank;
+      const int rank = c.rank();
+      const ActionMask ok = static_cast<ActionMask>((rank > last) | ((rank | last) == 0));
+      m |= ok << (2 * i);
     }
-  } else {
-    const int base = rules_.draw_deck_action();
-    m |= ActionMask{1} << base;
-    for (int c = 0; c < rules_.n_colors; ++c)
-      if (pile_len_[c] != 0 && c != pending_color_) m |= ActionMask{1} << (base + 1 + c);
+    return m;
   }
-  return m;
+  const int base = rules_.draw_deck_action();
+  ActionMask piles = nonempty_piles_;
+  if (pending_color_ != kNoColor) piles &= ~(ActionMask{1} << pending_color_);
+  return (ActionMask{1} << base) | (piles << (base + 1));
 }
 
 void State::throw_illegal(int action) const {
@@ -172,6 +178,7 @@ void State::apply_action(int action) {
       e.score = static_cast<std::int16_t>(score);
     } else {
       pile_[color][pile_len_[color]++] = c;
+      nonempty_piles_ = static_cast<std::uint8_t>(nonempty_piles_ | (1U << color));
       pending_color_ = static_cast<std::uint8_t>(color);
     }
     ++public_count_[color][c.rank()];
@@ -188,6 +195,7 @@ void State::apply_action(int action) {
       if (color < 0 || color >= rules_.n_colors || pile_len_[color] == 0 || color == pending_color_)
         throw_illegal(action);
       c = pile_[color][--pile_len_[color]];
+      if (pile_len_[color] == 0) nonempty_piles_ = static_cast<std::uint8_t>(nonempty_piles_ & ~(1U << color));
       --public_count_[color][c.rank()];
     }
     hand_[p][hand_len_[p]++] = c;
@@ -248,6 +256,9 @@ void State::check_invariants() const {
     }
     CFR_CHECK(total == total_[p], "player {} total {} but recomputed {}", p, total_[p], total);
   }
+  for (int c = 0; c < r.n_colors; ++c)
+    CFR_CHECK(((nonempty_piles_ >> c) & 1U) == (pile_len_[c] != 0 ? 1U : 0U),
+              "non-empty pile bit of color {} disagrees with pile size {}", c, pile_len_[c]);
   for (int c = 0; c < r.n_colors; ++c)
     for (int k = 0; k <= r.n_ranks; ++k) {
       const int expected = k == 0 ? r.n_handshakes : 1;
@@ -310,19 +321,19 @@ std::string State::to_string() const {
                               pending_color_ == kNoColor ? -1 : pending_color_, total_[0], total_[1]);
   for (int p = 0; p < 2; ++p) {
     s += fmt::format("  hand {}:", p);
-    for (int i = 0; i < hand_len_[p]; ++i) s += " " + card_name(rules_, hand_[p][i]);
+    for (int i = 0; i < hand_len_[p]; ++i) s += fmt::format(" {}", card_name(rules_, hand_[p][i]));
     s += "\n";
     for (int c = 0; c < rules_.n_colors; ++c) {
       if (exp_[p][c].len == 0) continue;
       s += fmt::format("  exp {} color {} (score {}):", p, c, exp_[p][c].score);
-      for (int i = 0; i < exp_[p][c].len; ++i) s += " " + card_name(rules_, exp_cards_[p][c][i]);
+      for (int i = 0; i < exp_[p][c].len; ++i) s += fmt::format(" {}", card_name(rules_, exp_cards_[p][c][i]));
       s += "\n";
     }
   }
   for (int c = 0; c < rules_.n_colors; ++c) {
     if (pile_len_[c] == 0) continue;
     s += fmt::format("  pile {}:", c);
-    for (int i = 0; i < pile_len_[c]; ++i) s += " " + card_name(rules_, pile_[c][i]);
+    for (int i = 0; i < pile_len_[c]; ++i) s += fmt::format(" {}", card_name(rules_, pile_[c][i]));
     s += "\n";
   }
   return s;

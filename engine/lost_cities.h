@@ -31,6 +31,7 @@ inline constexpr int kMaxPerColor = kMaxRanks + kMaxHandshakes;
 inline constexpr int kMaxDeck = kMaxColors * kMaxPerColor;
 inline constexpr int kMaxActions = 2 * kMaxHandSize + 1 + kMaxColors;
 static_assert(kMaxActions <= kMaxActionsAnyGame);
+static_assert(kMaxColors <= 8, "nonempty_piles_ is one byte");
 
 /// The rule knobs of lost-cities.md §1 (defaults = the standard game).
 struct Rules {
@@ -185,6 +186,7 @@ class State {
   std::array<std::array<Expedition, kMaxColors>, 2> exp_{};
   std::array<std::array<std::uint8_t, kMaxRanks + 1>, kMaxColors> public_count_{};
   std::array<std::uint8_t, kMaxColors> pile_len_{};
+  std::uint8_t nonempty_piles_ = 0;  // bit c set iff pile c is non-empty
   std::array<std::uint8_t, 2> hand_len_{};
   std::array<int, 2> total_{};
   int turn_count_ = 0;

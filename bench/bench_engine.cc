@@ -1,0 +1,95 @@
+// Lost Cities engine microbenchmarks (Google Benchmark).
+//   build/bin/bench_engine --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+// Reports: random playouts in actions/s on one thread (legal mask + RNG + apply, games restarted
+// from pre-dealt states), encoding and legal-mask ns/state over a pool of states from random
+// play, and decisions/s for every bot.
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include "engine/bots.h"
+#include "engine/lost_cities.h"
+
+using namespace cfr::lc;
+
+namespace {
+
+// States from random play. 512 states (~0.4 MB) stay in L2 like the hot state of a traversal; a
+// pool of several MB would measure cache misses rather than the encoder.
+constexpr std::size_t kPool = 512;
+
+std::vector<State> state_pool(std::size_t n) {
+  std::vector<State> pool;
+  cfr::Rng rng(5);
+  for (int g = 0; pool.size() < n; ++g) {
+    State s = State::deal(Rules{}, static_cast<std::uint64_t>(g));
+    while (!s.is_terminal() && pool.size() < n) {
+      if (rng.below(4) == 0) pool.push_back(s);
+      s.apply_action(random_legal_action(s, rng));
+    }
+  }
+  return pool;
+}
+
+void BM_RandomPlayout(benchmark::State& st) {
+  std::vector<State> deals;
+  for (int g = 0; g < 64; ++g) deals.push_back(State::deal(Rules{}, static_cast<std::uint64_t>(g)));
+  cfr::Rng rng(1);
+  std::int64_t actions = 0;
+  std::size_t k = 0;
+  for (auto _ : st) {
+    State s = deals[k++ & 63];
+    while (!s.is_terminal()) {
+      const cfr::ActionMask m = s.legal_mask();
+      s.apply_action(cfr::mask_nth(m, static_cast<int>(rng.below(static_cast<std::uint32_t>(cfr::mask_count(m))))));
+      ++actions;
+    }
+    benchmark::DoNotOptimize(s);
+  }
+  st.counters["actions/s"] = benchmark::Counter(static_cast<double>(actions), benchmark::Counter::kIsRate);
+  st.counters["actions/game"] = static_cast<double>(actions) / static_cast<double>(st.iterations());
+}
+BENCHMARK(BM_RandomPlayout);
+
+// Arg: pool size. 512 = hot (the traversal case); 8192 (~6 MB) = states fetched from memory.
+void BM_Encode(benchmark::State& st) {
+  const auto n = static_cast<std::size_t>(st.range(0));
+  const auto pool = state_pool(n);
+  std::vector<float> out(297);
+  std::size_t k = 0;
+  for (auto _ : st) {
+    const State& s = pool[k++ % n];
+    s.encode_info_state(s.current_player(), out);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed(st.iterations());
+}
+BENCHMARK(BM_Encode)->Arg(kPool)->Arg(8192);
+
+void BM_LegalMask(benchmark::State& st) {
+  const auto pool = state_pool(kPool);
+  std::size_t k = 0;
+  for (auto _ : st) benchmark::DoNotOptimize(pool[k++ % kPool].legal_mask());
+  st.SetItemsProcessed(st.iterations());
+}
+BENCHMARK(BM_LegalMask);
+
+void BM_BotDecision(benchmark::State& st, const char* name) {
+  const auto pool = state_pool(kPool);
+  auto bot = make_bot(name, Rules{});
+  cfr::Rng rng(2);
+  std::size_t k = 0;
+  for (auto _ : st) benchmark::DoNotOptimize(bot->choose_action(pool[k++ % kPool], rng));
+  st.SetItemsProcessed(st.iterations());
+}
+BENCHMARK_CAPTURE(BM_BotDecision, random, "random");
+BENCHMARK_CAPTURE(BM_BotDecision, discard_only, "discard_only");
+BENCHMARK_CAPTURE(BM_BotDecision, heuristic_balanced, "heuristic_balanced");
+BENCHMARK_CAPTURE(BM_BotDecision, heuristic_aggressive, "heuristic_aggressive");
+BENCHMARK_CAPTURE(BM_BotDecision, heuristic_cautious, "heuristic_cautious");
+BENCHMARK_CAPTURE(BM_BotDecision, heuristic_noisy, "heuristic_noisy");
+
+}  // namespace
+
+BENCHMARK_MAIN();
