@@ -4,6 +4,8 @@
 #
 #   scripts/setup.sh            # install packages + configure + build (build/)
 #   scripts/setup.sh --deps     # install packages only
+# Environment: BUILD_DIR (default build), CMAKE_ARGS (extra configure arguments, e.g.
+# "-DCFR_SANITIZE=address").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,5 +45,7 @@ fi
 
 [ "${1:-}" = "--deps" ] && exit 0
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
-cmake --build build
+build_dir=${BUILD_DIR:-build}
+# shellcheck disable=SC2086
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-}
+cmake --build "$build_dir"
