@@ -29,6 +29,7 @@ inline constexpr int kMaxHandshakes = 4;
 inline constexpr int kMaxHandSize = 12;
 inline constexpr int kMaxPerColor = kMaxRanks + kMaxHandshakes;
 inline constexpr int kMaxDeck = kMaxColors * kMaxPerColor;
+static_assert((kMaxPerColor & (kMaxPerColor - 1)) == 0, "the encoder masks pile indices with kMaxPerColor - 1");
 inline constexpr int kMaxActions = 2 * kMaxHandSize + 1 + kMaxColors;
 static_assert(kMaxActions <= kMaxActionsAnyGame);
 static_assert(kMaxColors <= 8, "nonempty_piles_ is one byte");
@@ -176,6 +177,8 @@ class State {
  private:
   State() = default;
   static int score_of(const Rules& r, const Expedition& e) noexcept;
+  static void encode_into(const State& s, int observer, float* __restrict out,
+                          const EncodingOptions& opts) noexcept;
   [[noreturn]] void throw_illegal(int action) const;
 
   Rules rules_{};

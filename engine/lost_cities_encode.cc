@@ -2,6 +2,7 @@
 // reference exactly; tests/engine/golden_test.cc pins them against the reference's own output.
 #include <algorithm>
 #include <array>
+#include <cassert>
 
 #include "engine/errors.h"
 #include "engine/lost_cities.h"
@@ -9,12 +10,31 @@
 namespace cfr::lc {
 
 void State::encode(int observer, std::span<float> out, const EncodingOptions& opts) const {
-  const Rules& r = rules_;
-  const int C = r.n_colors, R = r.n_ranks, H = r.hand_size, HS = r.n_handshakes;
-  CFR_CHECK(static_cast<int>(out.size()) >= encoding_size(r, opts),
-            "output span holds {} floats, the encoding needs {}", out.size(), encoding_size(r, opts));
+  CFR_CHECK(static_cast<int>(out.size()) >= encoding_size(rules_, opts),
+            "output span holds {} floats, the encoding needs {}", out.size(), encoding_size(rules_, opts));
   CFR_CHECK(observer == 0 || observer == 1, "observer {} is not 0 or 1", observer);
+  encode_into(*this, observer, out.data(), opts);
+}
+
+// `o` is restrict: the state's byte-sized fields could otherwise alias the float stores (char
+// types alias anything), forcing a reload of every field after every store.
+void State::encode_into(const State& st, int observer, float* __restrict o,
+                        const EncodingOptions& opts) noexcept {
+  const Rules& r = st.rules_;
+  const int C = r.n_colors, R = r.n_ranks, H = r.hand_size, HS = r.n_handshakes;
   const int me = observer, opp = 1 - observer;
+  const auto& hand_ = st.hand_;
+  const auto& hand_len_ = st.hand_len_;
+  const auto& exp_ = st.exp_;
+  const auto& pile_ = st.pile_;
+  const auto& pile_len_ = st.pile_len_;
+  const auto& public_count_ = st.public_count_;
+  const auto& total_ = st.total_;
+  const int deck_len_ = st.deck_len_;
+  const int turn_count_ = st.turn_count_;
+  const int current_player_ = st.current_player_;
+  const Phase phase_ = st.phase_;
+  const int pending_color_ = st.pending_color_;
 
   // Normalisers as reciprocals: a multiply instead of ~300 divisions per state (the results differ
   // from a division by at most one ulp, far inside the golden tolerance of 1e-6).
@@ -27,8 +47,8 @@ void State::encode(int observer, std::span<float> out, const EncodingOptions& op
   const float wager_norm = 1.0F / static_cast<float>(std::max(1, HS));
   const float fC = 1.0F / static_cast<float>(C), fR = 1.0F / static_cast<float>(R);
 
-  float* o = out.data();
-  const ActionMask legal = legal_mask();
+  float* const begin = o;
+  const ActionMask legal = st.legal_mask();
 
   *o++ = phase_ == Phase::kCard ? 1.0F : 0.0F;
   *o++ = phase_ == Phase::kDraw ? 1.0F : 0.0F;
@@ -59,11 +79,14 @@ void State::encode(int observer, std::span<float> out, const EncodingOptions& op
     }
 
   for (int c = 0; c < C; ++c) {
+    // An empty pile reads its (stale or zero) top slot and masks it out: no branch.
     const int n = pile_len_[c];
+    const int nonempty = n > 0 ? 1 : 0;
+    const Card top = pile_[c][(n - nonempty) & (kMaxPerColor - 1)];
     *o++ = static_cast<float>(n) * max_exp_len;
-    *o++ = n > 0 ? 1.0F : 0.0F;
-    *o++ = n > 0 ? static_cast<float>(pile_[c][n - 1].color() + 1) * fC : 0.0F;
-    *o++ = n > 0 ? static_cast<float>(pile_[c][n - 1].rank()) * fR : 0.0F;
+    *o++ = static_cast<float>(nonempty);
+    *o++ = static_cast<float>(nonempty * (top.color() + 1)) * fC;
+    *o++ = static_cast<float>(nonempty * top.rank()) * fR;
   }
 
   for (int c = 0; c < C; ++c)
@@ -87,8 +110,8 @@ void State::encode(int observer, std::span<float> out, const EncodingOptions& op
     for (int s = 0; s < hand_len_[me]; ++s) {
       const Card k = hand_[me][s];
       const int c = k.color();
-      const int wager = k.is_wager() ? 1 : 0;
-      const int live = (!wager && k.rank() > exp_[me][c].last_rank) ? 1 : 0;
+      const int wager = static_cast<int>(k.is_wager());
+      const int live = static_cast<int>(k.rank() > exp_[me][c].last_rank);  // a wager never is
       const int dead = 1 - wager - live;
       const int face = r.face(k.rank());
       in_hand[c] += 1;
@@ -100,15 +123,10 @@ void State::encode(int observer, std::span<float> out, const EncodingOptions& op
     }
     for (int c = 0; c < C; ++c) {
       const Expedition& e = exp_[me][c];
-      bool top_playable = false;
-      int top_face = 0;
-      if (pile_len_[c] > 0) {
-        const Card t = pile_[c][pile_len_[c] - 1];
-        if (!t.is_wager() && t.rank() > e.last_rank) {
-          top_playable = true;
-          top_face = r.face(t.rank());
-        }
-      }
+      const int n = pile_len_[c];
+      const Card t = pile_[c][(n - (n > 0 ? 1 : 0)) & (kMaxPerColor - 1)];
+      const int top_playable = static_cast<int>(n > 0) & static_cast<int>(t.rank() > e.last_rank);
+      const int top_face = top_playable * r.face(t.rank());
       const int unknown = std::max(
           0, r.cards_per_color() - in_hand[c] - exp_[0][c].len - exp_[1][c].len - pile_len_[c]);
       o[0] = e.len == 0 ? 1.0F : 0.0F;
@@ -123,7 +141,7 @@ void State::encode(int observer, std::span<float> out, const EncodingOptions& op
       o[9] = static_cast<float>(playable_n[c]) * max_exp_len;
       o[10] = static_cast<float>(dead_n[c]) * max_exp_len;
       o[11] = static_cast<float>(dead_sum[c]) * max_numeric_sum;
-      o[12] = top_playable ? 1.0F : 0.0F;
+      o[12] = static_cast<float>(top_playable);
       o[13] = static_cast<float>(top_face) * max_numeric_sum;
       o[14] = static_cast<float>(unknown) * max_exp_len;
       o += 15;
@@ -141,18 +159,22 @@ void State::encode(int observer, std::span<float> out, const EncodingOptions& op
       }
       const Card c = hand_[me][s];
       const Expedition& e = exp_[me][c.color()];
-      const bool legal_now = playable(me, c);
-      const bool started = e.last_rank > 0;
-      const bool wager = c.is_wager();
-      *o++ = (legal_now && !started) ? 1.0F : 0.0F;
-      *o++ = (legal_now && !started && !wager) ? 1.0F : 0.0F;
-      *o++ = (legal_now && !started && wager && e.len == 0) ? 1.0F : 0.0F;
-      *o++ = (legal_now && started) ? 1.0F : 0.0F;
-      *o++ = (!wager && !legal_now) ? 1.0F : 0.0F;
-      *o++ = (wager && legal_now && !started) ? 1.0F : 0.0F;
+      const int rank = c.rank(), last = e.last_rank;
+      const int wager = static_cast<int>(rank == 0);
+      const int legal_now = static_cast<int>(rank > last) | static_cast<int>((rank | last) == 0);
+      const int started = static_cast<int>(last > 0);
+      const int fresh = legal_now & (started ^ 1);
+      o[0] = static_cast<float>(fresh);
+      o[1] = static_cast<float>(fresh & (wager ^ 1));
+      o[2] = static_cast<float>(fresh & wager & static_cast<int>(e.len == 0));
+      o[3] = static_cast<float>(legal_now & started);
+      o[4] = static_cast<float>((wager ^ 1) & (legal_now ^ 1));
+      o[5] = static_cast<float>(wager & fresh);
+      o += 6;
     }
   }
-  CFR_DCHECK(o - out.data() == encoding_size(r, opts), "wrote {} floats", o - out.data());
+  (void)begin;
+  assert(o - begin == encoding_size(r, opts));
 }
 
 }  // namespace cfr::lc
