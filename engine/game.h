@@ -13,6 +13,7 @@
 #include <concepts>
 #include <cstdint>
 #include <span>
+#include <string>
 
 namespace cfr {
 
@@ -51,6 +52,28 @@ concept GameState = std::copyable<S> && requires(const S& cs, S& s, int a, int p
   cs.encode_info_state(p, out);
   s.apply_action(a);
   cs.check_invariants();  // throws CheckError when an internal invariant is broken
+};
+
+/// current_player() at chance nodes.
+inline constexpr int kChancePlayer = -1;
+
+/// One outcome of a chance node: the action id that selects it and its probability.
+struct ChanceOutcome {
+  int action = 0;
+  double prob = 0.0;
+};
+
+inline constexpr int kMaxChanceOutcomes = 64;
+
+/// Games small enough to enumerate (Kuhn, Leduc): a fixed root, explicit chance nodes whose
+/// outcomes are applied with apply_action, and information-set keys for tabular methods and
+/// policy files. At a chance node legal_mask() is the set of outcome actions.
+template <class S>
+concept EnumerableGame = GameState<S> && requires(const S& cs, std::span<ChanceOutcome> out, int p) {
+  { S::initial() } -> std::same_as<S>;
+  { cs.is_chance_node() } -> std::convertible_to<bool>;
+  { cs.chance_outcomes(out) } -> std::convertible_to<int>;
+  { cs.info_state_key(p) } -> std::convertible_to<std::string>;
 };
 
 }  // namespace cfr

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "engine/game.h"
 #include "engine/rng.h"
@@ -107,6 +108,7 @@ struct Expedition {
 class State {
  public:
   static constexpr std::uint8_t kNoColor = 0xff;
+  static constexpr std::string_view kName = "lost_cities";
 
   /// Deals a game: the full deck shuffled (Fisher–Yates with Rng(seed)), then dealt.
   static State deal(const Rules& rules, std::uint64_t seed);

@@ -36,6 +36,41 @@ void run_conformance(MakeState make_state, const ConformanceOptions& o, AfterSte
     for (int step = 0; step < o.max_steps && !s.is_terminal(); ++step, ++steps) {
       INFO("game ", g, " step ", step);
       REQUIRE_NOTHROW(s.check_invariants());
+      if constexpr (EnumerableGame<S>) {
+        if (s.is_chance_node()) {
+          // Chance: outcomes form a distribution, the mask is their set, apply accepts exactly it.
+          ChanceOutcome out[kMaxChanceOutcomes];
+          const int k = s.chance_outcomes(out);
+          REQUIRE(k > 0);
+          double total = 0;
+          ActionMask m = 0;
+          for (int i = 0; i < k; ++i) total += out[i].prob, m |= ActionMask{1} << out[i].action;
+          CHECK(total == doctest::Approx(1.0).epsilon(1e-12));
+          CHECK(s.legal_mask() == m);
+          CHECK(s.current_player() == kChancePlayer);
+          for (int a = -1; a < kMaxActionsAnyGame; ++a) {
+            S t = s;
+            if (a >= 0 && mask_has(m, a)) {
+              CHECK_NOTHROW(t.apply_action(a));
+            } else {
+              CHECK_THROWS_AS(t.apply_action(a), IllegalActionError);
+            }
+          }
+          double u = rng.uniform();
+          int pick = out[k - 1].action;
+          for (int i = 0; i < k; ++i) {
+            if (u < out[i].prob) {
+              pick = out[i].action;
+              break;
+            }
+            u -= out[i].prob;
+          }
+          const S before = s;
+          s.apply_action(pick);
+          after_step(before, pick, s);
+          continue;
+        }
+      }
       const ActionMask legal = s.legal_mask();
       REQUIRE(legal != 0);
       REQUIRE((legal >> n_actions) == 0);
