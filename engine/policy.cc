@@ -104,18 +104,21 @@ TabularPolicy policy_from_rows(const GameTree& tree, const PolicyFile& file, con
 }
 
 void write_policy_file(const std::string& path, const TabularPolicy& policy) {
+  // One row per line, keys in the tree's discovery order, 17 significant digits (round-trips).
   const GameTree& t = policy.tree();
-  nlohmann::ordered_json rows = nlohmann::ordered_json::object();
+  std::string text = fmt::format("{{\"game\": {}, \"policy\": {{\n", nlohmann::json(t.game()).dump());
   for (int i = 0; i < t.num_infosets(); ++i) {
     const auto r = policy.row(i);
-    rows[t.infoset(i).key] = std::vector<double>(r.begin(), r.end());
+    text += fmt::format("  {}: [", nlohmann::json(t.infoset(i).key).dump());
+    for (std::size_t a = 0; a < r.size(); ++a) text += fmt::format("{}{:.17g}", a ? ", " : "", r[a]);
+    text += i + 1 < t.num_infosets() ? "],\n" : "]\n";
   }
-  const nlohmann::ordered_json j = {{"game", t.game()}, {"policy", rows}};
+  text += "}}\n";
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
     if (!out) throw InputError(fmt::format("{}: cannot write", tmp));
-    out << j.dump(1) << "\n";
+    out << text;
     out.flush();
     if (!out) throw InputError(fmt::format("{}: write failed", tmp));
   }
