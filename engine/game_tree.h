@@ -48,6 +48,7 @@ class GameTree {
     t.game_ = std::move(game_name);
     const S root = S::initial();
     t.num_actions_ = root.num_distinct_actions();
+    t.encoding_width_ = root.info_state_size();
     t.add<S>(root);
     return t;
   }
@@ -64,6 +65,11 @@ class GameTree {
     return {edges_.data() + n.first_edge, static_cast<std::size_t>(n.num_edges)};
   }
   const Infoset& infoset(int i) const noexcept { return infosets_[static_cast<std::size_t>(i)]; }
+  /// The information-state encoding of infoset i (what networks see), encoding_width() floats.
+  const float* infoset_encoding(int i) const noexcept {
+    return encodings_.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(encoding_width_);
+  }
+  int encoding_width() const noexcept { return encoding_width_; }
   /// Index of an information-set key, or −1.
   int find_infoset(const std::string& key) const;
   /// Size of a dense (infoset × action) table.
@@ -89,7 +95,13 @@ class GameTree {
       n.kind = Kind::kDecision;
       n.player = static_cast<std::int8_t>(s.current_player());
       const ActionMask legal = s.legal_mask();
+      const int before = num_infosets();
       n.infoset = intern(s.info_state_key(n.player), n.player, legal);
+      if (num_infosets() > before) {
+        encodings_.resize(encodings_.size() + static_cast<std::size_t>(encoding_width_));
+        s.encode_info_state(n.player, std::span<float>(encodings_.data() + encodings_.size() - static_cast<std::size_t>(encoding_width_),
+                                                       static_cast<std::size_t>(encoding_width_)));
+      }
       infosets_[static_cast<std::size_t>(n.infoset)].nodes.push_back(id);
       for (ActionMask m = legal; m != 0; m &= m - 1) out.push_back({std::countr_zero(m), 0, 0.0});
     }
@@ -109,6 +121,8 @@ class GameTree {
 
   std::string game_;
   int num_actions_ = 0;
+  int encoding_width_ = 0;
+  std::vector<float> encodings_;
   std::vector<Node> nodes_;
   std::vector<Edge> edges_;
   std::vector<Infoset> infosets_;

@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "engine/game.h"
 #include "engine/rng.h"
@@ -166,6 +167,10 @@ class State {
     const int last = exp_[p][c.color()].last_rank;
     return c.is_wager() ? last == 0 : c.rank() > last;
   }
+
+  /// Swaps deck cards i and j (positions from the bottom; deck_size()−1 is the top). Traversals use
+  /// it to randomise the card a draw will take. Precondition: both < deck_size().
+  void swap_deck_cards(int i, int j) noexcept { std::swap(deck_[i], deck_[j]); }
 
   /// Redistributes the cards `observer` cannot see (opponent hand and deck) uniformly at random,
   /// keeping their counts: a state of the same information set for `observer`.

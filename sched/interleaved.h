@@ -1,0 +1,25 @@
+#pragma once
+// `interleaved`: one thread keeps `window` traversals alive, refilling a slot the moment its
+// traversal finishes (no waves). It resumes every runnable traversal until each has suspended on
+// a query or finished, then evaluates everything pending (in chunks of max_batch) and resumes the
+// traversals that were waiting. With window W, batches hold ~W requests throughout the phase.
+//
+// `recursive`: the same loop with window 1 — one request at a time, batch size 1 (the
+// reference's baseline).
+#include "sched/scheduler.h"
+
+namespace cfr {
+
+class InterleavedScheduler final : public Scheduler {
+ public:
+  InterleavedScheduler(const SchedulerConfig& c, std::string name) : cfg_(c), name_(std::move(name)) {}
+  std::string_view name() const noexcept override { return name_; }
+  RunStats run(const TraversalJob& job, std::span<Evaluator* const> nets, SampleSink& sink,
+               const std::atomic<bool>* stop) override;
+
+ private:
+  SchedulerConfig cfg_;
+  std::string name_;
+};
+
+}  // namespace cfr

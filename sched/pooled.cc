@@ -1,0 +1,221 @@
+#include "sched/pooled.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <tuple>
+
+namespace cfr {
+
+namespace {
+
+struct Slot {
+  std::unique_ptr<TraversalContext> ctx;
+  Task<void> task;
+};
+
+struct Worker;
+
+struct Shared {
+  std::mutex m;
+  std::condition_variable server_cv;
+  std::array<std::vector<EvalRequest*>, kNumNets> incoming;  // guarded by m
+  int incoming_total = 0;
+  std::int64_t oldest_ns = 0;
+  int blocked = 0, finished = 0, workers = 0;
+  bool abort = false;
+  bool stopped = false;
+  std::exception_ptr error;
+  std::atomic<int> next{0};
+
+  void fail(std::exception_ptr e) {  // caller holds m
+    if (!error) error = std::move(e);
+    abort = true;
+  }
+};
+
+struct Worker final : QueryPort {
+  int id = 0;
+  std::vector<Slot> slots;
+  std::vector<std::pair<int, std::coroutine_handle<>>> ready, running, inbox;  // inbox guarded by Shared::m
+  std::vector<EvalRequest*> local;
+  std::condition_variable cv;
+  std::int64_t nodes = 0, traversals = 0;
+
+  void submit(EvalRequest& r) override {
+    r.submit_ns = now_ns();
+    local.push_back(&r);
+  }
+};
+
+void worker_loop(Worker& w, Shared& sh, const TraversalJob& job, OrderedDelivery& delivery,
+                 const std::atomic<bool>* stop, std::vector<std::unique_ptr<Worker>>& all) {
+  int live = 0;
+  auto start = [&](int slot) {
+    const int index = sh.next.fetch_add(1);
+    if (index >= job.num_traversals) return;
+    Slot& s = w.slots[static_cast<std::size_t>(slot)];
+    s.ctx = delivery.acquire();
+    s.task = start_traversal(job, *s.ctx, index, &w, slot, w.id);
+    w.ready.emplace_back(slot, s.task.handle());
+    ++live;
+  };
+  try {
+    for (int i = 0; i < static_cast<int>(w.slots.size()); ++i) start(i);
+    for (;;) {
+      if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
+        std::lock_guard lock(sh.m);
+        sh.abort = true;
+        sh.stopped = true;
+        for (auto& o : all) o->cv.notify_all();
+        break;
+      }
+      w.running.swap(w.ready);
+      for (const auto& [slot, h] : w.running) {
+        h.resume();
+        Slot& s = w.slots[static_cast<std::size_t>(slot)];
+        if (!s.task.done()) continue;
+        s.task.rethrow_if_failed();
+        s.task.destroy();
+        w.nodes += s.ctx->nodes;
+        ++w.traversals;
+        --live;
+        delivery.finished(std::move(s.ctx));
+        start(slot);
+      }
+      w.running.clear();
+      if (!w.ready.empty()) continue;
+      if (live == 0) break;
+      std::unique_lock lock(sh.m);
+      for (EvalRequest* r : w.local) {
+        if (sh.incoming_total == 0 || r->submit_ns < sh.oldest_ns) sh.oldest_ns = r->submit_ns;
+        sh.incoming[static_cast<std::size_t>(r->net)].push_back(r);
+        ++sh.incoming_total;
+      }
+      w.local.clear();
+      if (sh.abort) break;
+      ++sh.blocked;
+      sh.server_cv.notify_one();
+      w.cv.wait(lock, [&] { return !w.inbox.empty() || sh.abort; });
+      --sh.blocked;
+      if (sh.abort) break;
+      w.ready.swap(w.inbox);
+    }
+  } catch (...) {
+    std::lock_guard lock(sh.m);
+    sh.fail(std::current_exception());
+    for (auto& o : all) o->cv.notify_all();
+  }
+  std::lock_guard lock(sh.m);
+  ++sh.finished;
+  sh.server_cv.notify_one();
+}
+
+void server_loop(Shared& sh, Batcher& batcher, int max_batch, int deadline_us,
+                 std::vector<std::unique_ptr<Worker>>& workers) {
+  std::vector<std::tuple<int, int, std::coroutine_handle<>>> routed;
+  std::vector<bool> touched(workers.size());
+  std::unique_lock lock(sh.m);
+  for (;;) {
+    auto flush_now = [&] {
+      return sh.abort || sh.finished == sh.workers || sh.incoming_total >= max_batch ||
+             (sh.incoming_total > 0 && sh.blocked + sh.finished == sh.workers);
+    };
+    if (deadline_us > 0) {
+      while (!flush_now()) {
+        if (sh.incoming_total == 0) {
+          sh.server_cv.wait(lock);
+          continue;
+        }
+        const auto due = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(sh.oldest_ns)) +
+                         std::chrono::microseconds(deadline_us);
+        if (sh.server_cv.wait_until(lock, due) == std::cv_status::timeout) break;
+      }
+    } else {
+      sh.server_cv.wait(lock, flush_now);
+    }
+    if (sh.abort) return;
+    if (sh.incoming_total == 0) {
+      if (sh.finished == sh.workers) return;
+      continue;
+    }
+    for (auto& list : sh.incoming) {
+      for (EvalRequest* r : list) batcher.add(*r, true);
+      list.clear();
+    }
+    sh.incoming_total = 0;
+    lock.unlock();
+    routed.clear();
+    try {
+      batcher.flush_all([&](EvalRequest& r) { routed.emplace_back(r.ctx->worker, r.ctx->slot, r.waiter); });
+    } catch (...) {
+      lock.lock();
+      batcher.clear();
+      sh.fail(std::current_exception());
+      for (auto& w : workers) w->cv.notify_all();
+      return;
+    }
+    lock.lock();
+    std::fill(touched.begin(), touched.end(), false);
+    for (const auto& [w, slot, h] : routed) {
+      workers[static_cast<std::size_t>(w)]->inbox.emplace_back(slot, h);
+      touched[static_cast<std::size_t>(w)] = true;
+    }
+    for (std::size_t w = 0; w < workers.size(); ++w)
+      if (touched[w]) workers[w]->cv.notify_one();
+  }
+}
+
+}  // namespace
+
+RunStats PooledScheduler::run(const TraversalJob& job, std::span<Evaluator* const> nets, SampleSink& sink,
+                              const std::atomic<bool>* stop) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int T = std::max(1, cfg_.threads);
+  const int per_thread = std::max(1, (cfg_.window + T - 1) / T);
+  Batcher batcher(nets, cfg_.max_batch, per_thread * T);
+  OrderedDelivery delivery(sink);
+  Shared sh;
+  sh.workers = T;
+  for (auto& l : sh.incoming) l.reserve(static_cast<std::size_t>(per_thread * T));
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int i = 0; i < T; ++i) {
+    auto w = std::make_unique<Worker>();
+    w->id = i;
+    w->slots.resize(static_cast<std::size_t>(per_thread));
+    w->ready.reserve(static_cast<std::size_t>(per_thread));
+    w->running.reserve(static_cast<std::size_t>(per_thread));
+    w->inbox.reserve(static_cast<std::size_t>(per_thread));
+    w->local.reserve(static_cast<std::size_t>(per_thread));
+    workers.push_back(std::move(w));
+  }
+  std::thread server([&] { server_loop(sh, batcher, cfg_.max_batch, cfg_.deadline_us, workers); });
+  std::vector<std::thread> threads;
+  for (auto& w : workers) threads.emplace_back([&, wp = w.get()] { worker_loop(*wp, sh, job, delivery, stop, workers); });
+  for (auto& t : threads) t.join();
+  {
+    std::lock_guard lock(sh.m);
+    sh.abort = sh.abort || sh.finished == sh.workers;
+    sh.server_cv.notify_one();
+  }
+  server.join();
+  // Every thread has stopped: nothing references a frame any more.
+  RunStats stats;
+  for (auto& w : workers) {
+    for (Slot& s : w->slots) {
+      s.task.destroy();
+      s.ctx.reset();
+    }
+    stats.nodes += w->nodes;
+    stats.traversals += w->traversals;
+  }
+  if (sh.error) std::rethrow_exception(sh.error);
+  stats.stopped = sh.stopped;
+  stats.batch = batcher.stats;
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return stats;
+}
+
+}  // namespace cfr

@@ -1,0 +1,103 @@
+#include "sched/scheduler.h"
+
+#include <fmt/format.h>
+
+#include "engine/errors.h"
+
+namespace cfr {
+
+std::unique_ptr<TraversalContext> OrderedDelivery::acquire() {
+  std::lock_guard lock(m_);
+  if (pool_.empty()) return std::make_unique<TraversalContext>();
+  auto c = std::move(pool_.back());
+  pool_.pop_back();
+  return c;
+}
+
+void OrderedDelivery::finished(std::unique_ptr<TraversalContext> ctx) {
+  std::lock_guard lock(m_);
+  const int index = ctx->index;
+  parked_.emplace(index, std::move(ctx));
+  for (auto it = parked_.find(next_); it != parked_.end(); it = parked_.find(next_)) {
+    auto c = std::move(it->second);
+    parked_.erase(it);
+    ++next_;
+    sink_.consume(*c);  // serialised by m_
+    pool_.push_back(std::move(c));
+  }
+}
+
+int OrderedDelivery::delivered() const {
+  std::lock_guard lock(m_);
+  return next_;
+}
+
+Task<void> start_traversal(const TraversalJob& job, TraversalContext& ctx, int index, QueryPort* port, int slot,
+                           int worker) {
+  if (ctx.advantage.input_width != job.input_width || ctx.advantage.target_width != job.output_width) {
+    ctx.advantage.configure(job.input_width, job.output_width);
+    ctx.strategy.configure(job.input_width, job.output_width);
+  }
+  ctx.reset(job.seed, job.iteration, job.traverser, index);
+  ctx.port = port;
+  ctx.slot = slot;
+  ctx.worker = worker;
+  return job.start(ctx);
+}
+
+namespace {
+
+struct Entry {
+  std::string description;
+  SchedulerFactory factory;
+};
+
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<std::string, Entry>& registry() {
+  static std::map<std::string, Entry> r;
+  return r;
+}
+
+}  // namespace
+
+void register_scheduler(const std::string& name, const std::string& description, SchedulerFactory factory) {
+  std::lock_guard lock(registry_mutex());
+  registry()[name] = Entry{description, std::move(factory)};
+}
+
+std::vector<std::string> scheduler_names() {
+  std::lock_guard lock(registry_mutex());
+  std::vector<std::string> v;
+  for (const auto& [k, e] : registry()) v.push_back(k);
+  return v;
+}
+
+std::string scheduler_description(const std::string& name) {
+  std::lock_guard lock(registry_mutex());
+  const auto it = registry().find(name);
+  return it == registry().end() ? std::string() : it->second.description;
+}
+
+std::unique_ptr<Scheduler> make_scheduler(const std::string& name, const SchedulerConfig& config) {
+  SchedulerFactory f;
+  {
+    std::lock_guard lock(registry_mutex());
+    const auto it = registry().find(name);
+    if (it != registry().end()) f = it->second.factory;
+  }
+  if (!f) {
+    std::string valid;
+    for (const auto& n : scheduler_names()) valid += (valid.empty() ? "" : ", ") + n;
+    throw InputError(fmt::format("unknown scheduler '{}'; registered schedulers: {}", name, valid));
+  }
+  if (config.window < 1) throw InputError(fmt::format("scheduler window = {} must be ≥ 1", config.window));
+  if (config.max_batch < 1) throw InputError(fmt::format("scheduler max_batch = {} must be ≥ 1", config.max_batch));
+  if (config.threads < 1) throw InputError(fmt::format("scheduler threads = {} must be ≥ 1", config.threads));
+  if (config.deadline_us < 0) throw InputError(fmt::format("scheduler deadline_us = {} must be ≥ 0", config.deadline_us));
+  return f(config);
+}
+
+}  // namespace cfr

@@ -1,0 +1,112 @@
+#pragma once
+// Schedulers run one phase's traversals: they start traversal coroutines, route their queries to
+// evaluators through batchers, resume them when outputs are ready, and hand finished traversals
+// to a sink in index order. Samples never depend on the scheduler: traversal i always draws
+// from the RNG stream derive_seed(seed, iteration, traverser, i) and evaluators are pure.
+//
+// Writing a scheduler: sched/README.md. Contract (tests/sched/contract_test.cc, run against every
+// registered scheduler):
+//   - every index in [0, num_traversals) runs exactly once and reaches the sink, in index order;
+//   - an exception from a traversal, an evaluator or the sink stops the run: every traversal is
+//     destroyed (no query may still reference a frame), then run() rethrows it;
+//   - when *stop becomes true the run ends early the same way, without an exception;
+//   - nothing allocates per query once warm.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/task.h"
+#include "engine/traversal_context.h"
+#include "sched/batcher.h"
+#include "sched/evaluator.h"
+
+namespace cfr {
+
+/// One phase: traversals [0, num_traversals) of (iteration, traverser).
+struct TraversalJob {
+  int iteration = 1;
+  int traverser = 0;
+  int num_traversals = 0;
+  std::uint64_t seed = 0;
+  int input_width = 0;   // sample buffer widths
+  int output_width = 0;
+  /// Creates the traversal coroutine for a prepared context (ctx.reset has been called).
+  std::function<Task<void>(TraversalContext&)> start;
+};
+
+/// Receives finished traversals in index order, one at a time (calls are serialised). The
+/// context is only valid during the call.
+class SampleSink {
+ public:
+  virtual ~SampleSink() = default;
+  virtual void consume(const TraversalContext& ctx) = 0;
+};
+
+struct RunStats {
+  BatchStats batch;
+  std::int64_t nodes = 0;
+  std::int64_t traversals = 0;
+  double seconds = 0;
+  bool stopped = false;  // ended early by the stop flag
+  double nodes_per_second() const noexcept { return seconds > 0 ? static_cast<double>(nodes) / seconds : 0.0; }
+};
+
+/// Options every scheduler may read (each scheduler documents which it uses).
+struct SchedulerConfig {
+  int window = 64;       // live traversals (all threads together)
+  int max_batch = 128;   // rows per evaluate() call
+  int threads = 1;       // coroutine threads (pooled)
+  int deadline_us = 0;   // flush a batch once its oldest request waited this long (0 = never)
+};
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  virtual std::string_view name() const noexcept = 0;
+  /// nets[i] evaluates network i (see NetId). Throws what a traversal, evaluator or the sink threw.
+  virtual RunStats run(const TraversalJob& job, std::span<Evaluator* const> nets, SampleSink& sink,
+                       const std::atomic<bool>* stop = nullptr) = 0;
+};
+
+/// Finished traversals reach the sink in index order, whatever order they finish in: contexts that
+/// finish early wait here; delivered contexts return to a pool for reuse. Thread-safe.
+class OrderedDelivery {
+ public:
+  explicit OrderedDelivery(SampleSink& sink) : sink_(sink) {}
+  std::unique_ptr<TraversalContext> acquire();
+  /// Hands over a finished traversal; delivers every context that is now next in order.
+  void finished(std::unique_ptr<TraversalContext> ctx);
+  int delivered() const;
+
+ private:
+  SampleSink& sink_;
+  mutable std::mutex m_;
+  std::map<int, std::unique_ptr<TraversalContext>> parked_;
+  std::vector<std::unique_ptr<TraversalContext>> pool_;
+  int next_ = 0;
+};
+
+/// Prepares a context for traversal `index` of a job (RNG stream, buffers) and creates its task.
+Task<void> start_traversal(const TraversalJob& job, TraversalContext& ctx, int index, QueryPort* port, int slot,
+                           int worker = 0);
+
+// --- registry -------------------------------------------------------------------------------
+using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const SchedulerConfig&)>;
+
+/// Registers a scheduler under `name` (replacing one of the same name).
+void register_scheduler(const std::string& name, const std::string& description, SchedulerFactory factory);
+/// Registers recursive, interleaved, pooled and the example `waves`. Idempotent.
+void register_builtin_schedulers();
+std::vector<std::string> scheduler_names();
+std::string scheduler_description(const std::string& name);
+/// Throws InputError naming the valid schedulers for an unknown name.
+std::unique_ptr<Scheduler> make_scheduler(const std::string& name, const SchedulerConfig& config);
+
+}  // namespace cfr

@@ -1,0 +1,218 @@
+// The scheduler contract, run against every registered scheduler (sched/scheduler.h).
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <stdexcept>
+
+#include "tests/sched/helpers.h"
+
+using namespace cfr;
+using namespace cfr::testing;
+
+namespace {
+
+struct Variant {
+  std::string scheduler;
+  SchedulerConfig config;
+  std::string label() const {
+    return fmt::format("{} window {} max_batch {} threads {} deadline {}us", scheduler, config.window, config.max_batch,
+                       config.threads, config.deadline_us);
+  }
+};
+
+std::vector<Variant> variants() {
+  register_builtin_schedulers();
+  std::vector<Variant> v;
+  for (const auto& name : scheduler_names()) {
+    v.push_back({name, {.window = 64, .max_batch = 128, .threads = 1}});
+    v.push_back({name, {.window = 7, .max_batch = 5, .threads = 2}});
+    v.push_back({name, {.window = 33, .max_batch = 1, .threads = 3, .deadline_us = 50}});
+  }
+  return v;
+}
+
+template <class G>
+void check_identical_samples(const G& game, const TraversalOptions& opts, int traversals) {
+  const Nets nets = hash_nets(game.input_width(), game.num_actions());
+  const TraversalJob job = make_job(game, opts, traversals, 3, 1);
+  CollectingSink reference(game.input_width(), game.num_actions());
+  register_builtin_schedulers();
+  make_scheduler("recursive", {})->run(job, nets.span(), reference);
+  REQUIRE(reference.advantage.size() > 0);
+  REQUIRE(reference.strategy.size() > 0);
+  for (const auto& v : variants()) {
+    INFO(v.label());
+    CollectingSink got(game.input_width(), game.num_actions());
+    const RunStats st = make_scheduler(v.scheduler, v.config)->run(job, nets.span(), got);
+    CHECK(st.traversals == traversals);
+    CHECK(st.nodes == reference.nodes);
+    CHECK(st.batch.requests == st.nodes);  // one query per non-terminal node with the network opponent
+    CHECK(st.batch.max_batch_seen() <= v.config.max_batch);
+    std::vector<int> expected_order(static_cast<std::size_t>(traversals));
+    for (int i = 0; i < traversals; ++i) expected_order[static_cast<std::size_t>(i)] = i;
+    CHECK(got.order == expected_order);
+    CHECK(same_samples(got.advantage, reference.advantage));
+    CHECK(same_samples(got.strategy, reference.strategy));
+    CHECK(got.digest.value() == reference.digest.value());
+  }
+}
+
+// An evaluator that fails on its n-th call.
+class FailingEvaluator final : public Evaluator {
+ public:
+  FailingEvaluator(int in_w, int out_w, int fail_at) : inner_(in_w, out_w), fail_at_(fail_at) {}
+  EvaluatorInfo info() const override { return inner_.info(); }
+  void evaluate(std::span<const float> in, std::span<const ActionMask> legal, std::span<float> out) override {
+    if (++calls_ == fail_at_) throw std::runtime_error("evaluator failed on purpose");
+    inner_.evaluate(in, legal, out);
+  }
+
+ private:
+  HashEvaluator inner_;
+  int fail_at_;
+  std::atomic<int> calls_{0};
+};
+
+// Lost Cities whose apply() throws at a given move of a given traversal.
+struct ThrowingGame : LostCitiesTraversalGame {
+  int bad_traversal = 5;
+  int bad_move = 40;
+  void apply(State& s, int a, Rng& r) const {
+    if (s.move_count() == bad_move && current_index == bad_traversal) throw std::logic_error("traversal failed on purpose");
+    LostCitiesTraversalGame::apply(s, a, r);
+  }
+  static thread_local int current_index;
+};
+thread_local int ThrowingGame::current_index = -1;
+
+class ThrowingSink final : public SampleSink {
+ public:
+  void consume(const TraversalContext& ctx) override {
+    if (ctx.index == 4) throw std::runtime_error("sink failed on purpose");
+  }
+};
+
+class StoppingSink final : public SampleSink {
+ public:
+  explicit StoppingSink(std::atomic<bool>& stop) : stop_(stop) {}
+  void consume(const TraversalContext&) override {
+    if (++count == 3) stop_ = true;
+  }
+  int count = 0;
+
+ private:
+  std::atomic<bool>& stop_;
+};
+
+}  // namespace
+
+TEST_CASE("every scheduler produces bitwise identical Lost Cities samples whatever its window, threads or batch limit") {
+  LostCitiesTraversalGame game;
+  TraversalOptions opts;
+  opts.opponent = OpponentPolicy::kAverageStrategy;
+  check_identical_samples(game, opts, 40);
+}
+
+TEST_CASE("every scheduler produces identical samples for external sampling on Leduc") {
+  SmallTraversalGame<leduc::State> game;
+  TraversalOptions opts{.kind = TraversalKind::kExternalSampling};
+  check_identical_samples(game, opts, 60);
+}
+
+TEST_CASE("every scheduler produces identical samples with the network opponent and uniform fallback") {
+  LostCitiesTraversalGame game;
+  TraversalOptions opts{.max_nodes = 300, .opponent = OpponentPolicy::kNetwork, .fallback = RmFallback::kUniform};
+  check_identical_samples(game, opts, 25);
+}
+
+TEST_CASE("an evaluator exception ends every scheduler's run cleanly with its cause") {
+  LostCitiesTraversalGame game;
+  TraversalOptions opts;
+  const TraversalJob job = make_job(game, opts, 30);
+  for (const auto& v : variants()) {
+    INFO(v.label());
+    Nets nets = hash_nets(game.input_width(), game.num_actions());
+    FailingEvaluator bad(game.input_width(), game.num_actions(), 3);
+    nets.ptrs[kAdvantageNet0] = &bad;
+    CollectingSink sink(game.input_width(), game.num_actions());
+    CHECK_THROWS_WITH_AS(make_scheduler(v.scheduler, v.config)->run(job, nets.span(), sink),
+                         "evaluator failed on purpose", std::runtime_error);
+  }
+}
+
+TEST_CASE("a traversal exception ends every scheduler's run cleanly with its cause") {
+  ThrowingGame game;
+  TraversalOptions opts;
+  TraversalJob job = make_job(game, opts, 12);
+  job.start = [&game, &opts](TraversalContext& ctx) {
+    ThrowingGame::current_index = ctx.index;  // read on the thread that starts it, which also runs it
+    return traverse(ctx, game, opts);
+  };
+  for (const auto& v : variants()) {
+    INFO(v.label());
+    const Nets nets = hash_nets(game.input_width(), game.num_actions());
+    CollectingSink sink(game.input_width(), game.num_actions());
+    // thread_local index is only reliable when a thread runs one traversal at a time
+    SchedulerConfig one = v.config;
+    one.window = one.threads;
+    CHECK_THROWS_WITH_AS(make_scheduler(v.scheduler, one)->run(job, nets.span(), sink), "traversal failed on purpose",
+                         std::logic_error);
+  }
+}
+
+TEST_CASE("a sink exception ends every scheduler's run cleanly with its cause") {
+  LostCitiesTraversalGame game;
+  TraversalOptions opts;
+  const TraversalJob job = make_job(game, opts, 20);
+  for (const auto& v : variants()) {
+    INFO(v.label());
+    const Nets nets = hash_nets(game.input_width(), game.num_actions());
+    ThrowingSink sink;
+    CHECK_THROWS_WITH_AS(make_scheduler(v.scheduler, v.config)->run(job, nets.span(), sink), "sink failed on purpose",
+                         std::runtime_error);
+  }
+}
+
+TEST_CASE("stopping mid-run ends every scheduler early, leaking nothing") {
+  LostCitiesTraversalGame game;
+  TraversalOptions opts;
+  const TraversalJob job = make_job(game, opts, 200);
+  for (const auto& v : variants()) {
+    INFO(v.label());
+    const Nets nets = hash_nets(game.input_width(), game.num_actions());
+    std::atomic<bool> stop{false};
+    StoppingSink sink(stop);
+    const RunStats st = make_scheduler(v.scheduler, v.config)->run(job, nets.span(), sink, &stop);
+    CHECK(st.stopped);
+    CHECK(sink.count < 200);
+  }
+}
+
+TEST_CASE("the scheduler registry lists the built-ins, rejects unknown names and accepts user schedulers") {
+  register_builtin_schedulers();
+  const auto names = scheduler_names();
+  for (const char* n : {"recursive", "interleaved", "pooled", "waves"})
+    CHECK(std::find(names.begin(), names.end(), n) != names.end());
+  CHECK_THROWS_WITH_AS(make_scheduler("fifo", {}), doctest::Contains("unknown scheduler 'fifo'; registered schedulers:"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(make_scheduler("interleaved", {.window = 0}), doctest::Contains("window = 0 must be ≥ 1"),
+                       InputError);
+}
+
+TEST_CASE("interleaved batches stay near the window; recursive batches are single requests") {
+  LostCitiesTraversalGame game;
+  TraversalOptions opts;
+  const TraversalJob job = make_job(game, opts, 300);
+  const Nets nets = hash_nets(game.input_width(), game.num_actions());
+  register_builtin_schedulers();
+  CollectingSink a(game.input_width(), game.num_actions()), b(game.input_width(), game.num_actions());
+  const RunStats inter = make_scheduler("interleaved", {.window = 64, .max_batch = 128})->run(job, nets.span(), a);
+  const RunStats rec = make_scheduler("recursive", {})->run(job, nets.span(), b);
+  MESSAGE(fmt::format("interleaved window 64: mean batch {:.1f}; recursive: {:.1f}", inter.batch.mean_batch(),
+                      rec.batch.mean_batch()));
+  CHECK(rec.batch.mean_batch() == 1.0);
+  // Two networks share the window (advantage of the traverser, strategy of the opponent).
+  CHECK(inter.batch.mean_batch() >= 0.9 * 64 / 2);
+}

@@ -1,0 +1,85 @@
+#pragma once
+// Helpers for the traversal and scheduler tests.
+#include <array>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "engine/kuhn.h"
+#include "engine/leduc.h"
+#include "engine/traversal.h"
+#include "engine/traversal_games.h"
+#include "sched/evaluator.h"
+#include "sched/sample_pipe.h"
+#include "sched/scheduler.h"
+
+namespace cfr::testing {
+
+/// Keeps every sample in delivery order, and the order of traversal indices.
+class CollectingSink final : public SampleSink {
+ public:
+  CollectingSink(int in_w, int out_w) {
+    advantage.configure(in_w, out_w);
+    strategy.configure(in_w, out_w);
+  }
+  void consume(const TraversalContext& ctx) override {
+    advantage.append(ctx.advantage);
+    strategy.append(ctx.strategy);
+    order.push_back(ctx.index);
+    nodes += ctx.nodes;
+    arena_high_water = std::max(arena_high_water, ctx.arena().high_water());
+    digest.add(ctx.advantage);
+    digest.add(ctx.strategy);
+  }
+  SampleBuffer advantage, strategy;
+  std::vector<int> order;
+  std::int64_t nodes = 0;
+  std::size_t arena_high_water = 0;
+  SampleDigest digest;
+};
+
+inline bool same_samples(const SampleBuffer& a, const SampleBuffer& b) {
+  return a.inputs == b.inputs && a.targets == b.targets && a.masks == b.masks && a.iterations == b.iterations &&
+         a.players == b.players;
+}
+
+/// Three evaluators (advantage 0, advantage 1, strategy) of one kind.
+struct Nets {
+  std::vector<std::unique_ptr<Evaluator>> owned;
+  std::array<Evaluator*, kNumNets> ptrs{};
+  std::span<Evaluator* const> span() const { return {ptrs.data(), ptrs.size()}; }
+};
+
+inline Nets hash_nets(int in_w, int out_w, double latency_us = 0) {
+  Nets n;
+  for (int i = 0; i < kNumNets; ++i) {
+    n.owned.push_back(std::make_unique<HashEvaluator>(in_w, out_w, 1000 + static_cast<std::uint64_t>(i), latency_us));
+    n.ptrs[static_cast<std::size_t>(i)] = n.owned.back().get();
+  }
+  return n;
+}
+
+inline Nets uniform_nets(int in_w, int out_w) {
+  Nets n;
+  for (int i = 0; i < kNumNets; ++i) {
+    n.owned.push_back(std::make_unique<UniformEvaluator>(in_w, out_w));
+    n.ptrs[static_cast<std::size_t>(i)] = n.owned.back().get();
+  }
+  return n;
+}
+
+template <class G>
+TraversalJob make_job(const G& game, const TraversalOptions& opts, int traversals, int iteration = 1,
+                      int traverser = 0, std::uint64_t seed = 79) {
+  TraversalJob job;
+  job.iteration = iteration;
+  job.traverser = traverser;
+  job.num_traversals = traversals;
+  job.seed = seed;
+  job.input_width = game.input_width();
+  job.output_width = game.num_actions();
+  job.start = [&game, &opts](TraversalContext& ctx) { return traverse(ctx, game, opts); };
+  return job;
+}
+
+}  // namespace cfr::testing
