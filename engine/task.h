@@ -97,7 +97,7 @@ class FrameArena {
 
  private:
   static constexpr std::size_t kHeader = 16;
-  static constexpr std::size_t kChunk = 64 * 1024;
+  static constexpr std::size_t kChunk = 8 * 1024;
   static std::size_t round_up(std::size_t n) noexcept { return (n + 15) & ~std::size_t{15}; }
 
   struct Chunk {

@@ -29,7 +29,8 @@ RunStats InterleavedScheduler::run(const TraversalJob& job, std::span<Evaluator*
   const int window = std::max(1, cfg_.window);
   Batcher batcher(nets, cfg_.max_batch, window);
   LoopPort port(batcher);
-  OrderedDelivery delivery(sink);
+  OrderedDelivery delivery(sink, pool_);
+  FlushPolicy policy;
   std::vector<Slot> slots(static_cast<std::size_t>(window));
   std::vector<std::pair<int, std::coroutine_handle<>>> ready, running;
   ready.reserve(static_cast<std::size_t>(window));
@@ -49,7 +50,7 @@ RunStats InterleavedScheduler::run(const TraversalJob& job, std::span<Evaluator*
     batcher.clear();
     for (Slot& s : slots) {
       s.task.destroy();  // frames first: they live in the context's arena
-      s.ctx.reset();
+      pool_.release(std::move(s.ctx));
     }
   };
 
@@ -74,8 +75,11 @@ RunStats InterleavedScheduler::run(const TraversalJob& job, std::span<Evaluator*
         start(slot);
       }
       running.clear();
-      if (ready.empty() && batcher.pending_total() > 0)
-        batcher.flush_all([&](EvalRequest& r) { ready.emplace_back(r.ctx->slot, r.waiter); });
+      if (ready.empty() && batcher.pending_total() > 0) {
+        const unsigned nets_to_flush = policy.choose(batcher);
+        for (int n = 0; n < kNumNets; ++n)
+          if ((nets_to_flush >> n) & 1U) batcher.flush(n, [&](EvalRequest& r) { ready.emplace_back(r.ctx->slot, r.waiter); });
+      }
     }
   } catch (...) {
     abandon();

@@ -1,8 +1,9 @@
 #pragma once
 // `interleaved`: one thread keeps `window` traversals alive, refilling a slot the moment its
 // traversal finishes (no waves). It resumes every runnable traversal until each has suspended on
-// a query or finished, then evaluates everything pending (in chunks of max_batch) and resumes the
-// traversals that were waiting. With window W, batches hold ~W requests throughout the phase.
+// a query or finished, then evaluates the network with the most pending requests (FlushPolicy;
+// in chunks of max_batch) and resumes the traversals that were waiting on it. Traversals fall
+// into step, so batches hold most of the window throughout the phase.
 //
 // `recursive`: the same loop with window 1 — one request at a time, batch size 1 (the
 // reference's baseline).
@@ -20,6 +21,7 @@ class InterleavedScheduler final : public Scheduler {
  private:
   SchedulerConfig cfg_;
   std::string name_;
+  ContextPool pool_;
 };
 
 }  // namespace cfr

@@ -24,7 +24,7 @@ struct Shared {
   std::array<std::vector<EvalRequest*>, kNumNets> incoming;  // guarded by m
   int incoming_total = 0;
   std::int64_t oldest_ns = 0;
-  int blocked = 0, finished = 0, workers = 0;
+  int finished = 0, workers = 0;
   bool abort = false;
   bool stopped = false;
   std::exception_ptr error;
@@ -42,6 +42,8 @@ struct Worker final : QueryPort {
   std::vector<std::pair<int, std::coroutine_handle<>>> ready, running, inbox;  // inbox guarded by Shared::m
   std::vector<EvalRequest*> local;
   std::condition_variable cv;
+  bool waiting = false;  // guarded by Shared::m: blocked until its inbox fills
+  bool done = false;     // guarded by Shared::m
   std::int64_t nodes = 0, traversals = 0;
 
   void submit(EvalRequest& r) override {
@@ -96,10 +98,10 @@ void worker_loop(Worker& w, Shared& sh, const TraversalJob& job, OrderedDelivery
       }
       w.local.clear();
       if (sh.abort) break;
-      ++sh.blocked;
+      w.waiting = true;
       sh.server_cv.notify_one();
       w.cv.wait(lock, [&] { return !w.inbox.empty() || sh.abort; });
-      --sh.blocked;
+      w.waiting = false;
       if (sh.abort) break;
       w.ready.swap(w.inbox);
     }
@@ -110,46 +112,74 @@ void worker_loop(Worker& w, Shared& sh, const TraversalJob& job, OrderedDelivery
   }
   std::lock_guard lock(sh.m);
   ++sh.finished;
+  w.done = true;
   sh.server_cv.notify_one();
 }
 
+// The inference thread. It evaluates when a network's pending requests fill a batch, when no
+// coroutine thread can run (each is done or waiting with an empty inbox), or when the oldest
+// request is older than the deadline; in the last two cases FlushPolicy picks the network.
 void server_loop(Shared& sh, Batcher& batcher, int max_batch, int deadline_us,
                  std::vector<std::unique_ptr<Worker>>& workers) {
   std::vector<std::tuple<int, int, std::coroutine_handle<>>> routed;
   std::vector<bool> touched(workers.size());
+  FlushPolicy policy;
   std::unique_lock lock(sh.m);
-  for (;;) {
-    auto flush_now = [&] {
-      return sh.abort || sh.finished == sh.workers || sh.incoming_total >= max_batch ||
-             (sh.incoming_total > 0 && sh.blocked + sh.finished == sh.workers);
-    };
-    if (deadline_us > 0) {
-      while (!flush_now()) {
-        if (sh.incoming_total == 0) {
-          sh.server_cv.wait(lock);
-          continue;
-        }
-        const auto due = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(sh.oldest_ns)) +
-                         std::chrono::microseconds(deadline_us);
-        if (sh.server_cv.wait_until(lock, due) == std::cv_status::timeout) break;
-      }
-    } else {
-      sh.server_cv.wait(lock, flush_now);
-    }
-    if (sh.abort) return;
-    if (sh.incoming_total == 0) {
-      if (sh.finished == sh.workers) return;
-      continue;
-    }
+  auto absorb = [&] {
     for (auto& list : sh.incoming) {
       for (EvalRequest* r : list) batcher.add(*r, true);
       list.clear();
     }
     sh.incoming_total = 0;
+  };
+  auto none_runnable = [&] {
+    for (const auto& w : workers)
+      if (!w->done && !(w->waiting && w->inbox.empty())) return false;
+    return true;
+  };
+  auto full_net = [&] {
+    for (int n = 0; n < kNumNets; ++n)
+      if (batcher.pending(n) + static_cast<int>(sh.incoming[static_cast<std::size_t>(n)].size()) >= max_batch) return true;
+    return false;
+  };
+  for (;;) {
+    bool deadline_hit = false;
+    auto ready = [&] {
+      const int pending = sh.incoming_total + batcher.pending_total();
+      return sh.abort || sh.finished == sh.workers || (pending > 0 && (full_net() || none_runnable()));
+    };
+    while (!ready()) {
+      const int pending = sh.incoming_total + batcher.pending_total();
+      if (deadline_us <= 0 || pending == 0) {
+        sh.server_cv.wait(lock);
+        continue;
+      }
+      std::int64_t oldest = batcher.oldest_ns();
+      if (sh.incoming_total > 0 && (oldest == 0 || sh.oldest_ns < oldest)) oldest = sh.oldest_ns;
+      const auto due = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(oldest)) +
+                       std::chrono::microseconds(deadline_us);
+      if (sh.server_cv.wait_until(lock, due) == std::cv_status::timeout) {
+        deadline_hit = true;
+        break;
+      }
+    }
+    if (sh.abort) return;
+    absorb();
+    if (batcher.pending_total() == 0) {
+      if (sh.finished == sh.workers) return;
+      continue;
+    }
+    unsigned nets = 0;
+    for (int n = 0; n < kNumNets; ++n)
+      if (batcher.pending(n) >= max_batch) nets |= 1U << n;
+    if (nets == 0) nets = policy.choose(batcher);
+    (void)deadline_hit;
     lock.unlock();
     routed.clear();
     try {
-      batcher.flush_all([&](EvalRequest& r) { routed.emplace_back(r.ctx->worker, r.ctx->slot, r.waiter); });
+      for (int n = 0; n < kNumNets; ++n)
+        if ((nets >> n) & 1U)
+          batcher.flush(n, [&](EvalRequest& r) { routed.emplace_back(r.ctx->worker, r.ctx->slot, r.waiter); });
     } catch (...) {
       lock.lock();
       batcher.clear();
@@ -176,7 +206,7 @@ RunStats PooledScheduler::run(const TraversalJob& job, std::span<Evaluator* cons
   const int T = std::max(1, cfg_.threads);
   const int per_thread = std::max(1, (cfg_.window + T - 1) / T);
   Batcher batcher(nets, cfg_.max_batch, per_thread * T);
-  OrderedDelivery delivery(sink);
+  OrderedDelivery delivery(sink, pool_);
   Shared sh;
   sh.workers = T;
   for (auto& l : sh.incoming) l.reserve(static_cast<std::size_t>(per_thread * T));
@@ -206,7 +236,7 @@ RunStats PooledScheduler::run(const TraversalJob& job, std::span<Evaluator* cons
   for (auto& w : workers) {
     for (Slot& s : w->slots) {
       s.task.destroy();
-      s.ctx.reset();
+      pool_.release(std::move(s.ctx));
     }
     stats.nodes += w->nodes;
     stats.traversals += w->traversals;

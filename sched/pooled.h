@@ -19,6 +19,7 @@ class PooledScheduler final : public Scheduler {
 
  private:
   SchedulerConfig cfg_;
+  ContextPool pool_;
 };
 
 }  // namespace cfr

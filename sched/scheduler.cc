@@ -6,12 +6,42 @@
 
 namespace cfr {
 
-std::unique_ptr<TraversalContext> OrderedDelivery::acquire() {
+std::unique_ptr<TraversalContext> ContextPool::acquire() {
   std::lock_guard lock(m_);
-  if (pool_.empty()) return std::make_unique<TraversalContext>();
-  auto c = std::move(pool_.back());
-  pool_.pop_back();
+  if (free_.empty()) return std::make_unique<TraversalContext>();
+  auto c = std::move(free_.back());
+  free_.pop_back();
   return c;
+}
+
+void ContextPool::release(std::unique_ptr<TraversalContext> c) {
+  if (!c) return;
+  std::lock_guard lock(m_);
+  free_.push_back(std::move(c));
+}
+
+std::size_t ContextPool::size() const {
+  std::lock_guard lock(m_);
+  return free_.size();
+}
+
+std::unique_ptr<TraversalContext> OrderedDelivery::acquire() { return pool_.acquire(); }
+
+unsigned FlushPolicy::choose(const Batcher& b) {
+  int best = -1;
+  for (int n = 0; n < kNumNets; ++n)
+    if (b.pending(n) > 0 && (best < 0 || b.pending(n) > b.pending(best))) best = n;
+  unsigned nets = 1U << best;
+  for (int n = 0; n < kNumNets; ++n) {
+    auto& w = waited_[static_cast<std::size_t>(n)];
+    if (n == best || b.pending(n) == 0) {
+      w = 0;
+    } else if (++w >= starve_) {
+      nets |= 1U << n;
+      w = 0;
+    }
+  }
+  return nets;
 }
 
 void OrderedDelivery::finished(std::unique_ptr<TraversalContext> ctx) {
@@ -23,7 +53,7 @@ void OrderedDelivery::finished(std::unique_ptr<TraversalContext> ctx) {
     parked_.erase(it);
     ++next_;
     sink_.consume(*c);  // serialised by m_
-    pool_.push_back(std::move(c));
+    pool_.release(std::move(c));
   }
 }
 

@@ -75,11 +75,24 @@ class Scheduler {
                        const std::atomic<bool>* stop = nullptr) = 0;
 };
 
+/// Traversal contexts kept across phases, so that a warm scheduler allocates nothing: each
+/// context keeps its frame arena and sample-buffer capacity. Thread-safe.
+class ContextPool {
+ public:
+  std::unique_ptr<TraversalContext> acquire();
+  void release(std::unique_ptr<TraversalContext> c);
+  std::size_t size() const;
+
+ private:
+  mutable std::mutex m_;
+  std::vector<std::unique_ptr<TraversalContext>> free_;
+};
+
 /// Finished traversals reach the sink in index order, whatever order they finish in: contexts that
-/// finish early wait here; delivered contexts return to a pool for reuse. Thread-safe.
+/// finish early wait here; delivered contexts return to the pool. Thread-safe.
 class OrderedDelivery {
  public:
-  explicit OrderedDelivery(SampleSink& sink) : sink_(sink) {}
+  OrderedDelivery(SampleSink& sink, ContextPool& pool) : sink_(sink), pool_(pool) {}
   std::unique_ptr<TraversalContext> acquire();
   /// Hands over a finished traversal; delivers every context that is now next in order.
   void finished(std::unique_ptr<TraversalContext> ctx);
@@ -87,10 +100,26 @@ class OrderedDelivery {
 
  private:
   SampleSink& sink_;
+  ContextPool& pool_;
   mutable std::mutex m_;
   std::map<int, std::unique_ptr<TraversalContext>> parked_;
-  std::vector<std::unique_ptr<TraversalContext>> pool_;
   int next_ = 0;
+};
+
+/// Which network a loop evaluates when no traversal can run: the one with the most pending
+/// requests, or one whose requests have waited `starve_rounds` rounds. Traversals of games with a
+/// fixed turn structure (Lost Cities: CARD then DRAW by the same player) fall into step this way,
+/// so a batch holds nearly every live traversal instead of being split across networks.
+class FlushPolicy {
+ public:
+  explicit FlushPolicy(int starve_rounds = 4) : starve_(starve_rounds) {}
+  /// Nets to flush now (bit i = net i), given the batcher's pending counts. Precondition: some
+  /// request is pending.
+  unsigned choose(const Batcher& b);
+
+ private:
+  int starve_;
+  std::array<int, kNumNets> waited_{};
 };
 
 /// Prepares a context for traversal `index` of a job (RNG stream, buffers) and creates its task.

@@ -29,7 +29,7 @@ class WavesScheduler final : public Scheduler {
       void submit(EvalRequest& r) override { b->add(r); }
     } port;
     port.b = &batcher;
-    OrderedDelivery delivery(sink);
+    OrderedDelivery delivery(sink, pool_);
     std::vector<std::unique_ptr<TraversalContext>> ctx(static_cast<std::size_t>(window));
     std::vector<Task<void>> tasks(static_cast<std::size_t>(window));
     std::vector<std::coroutine_handle<>> ready, running;
@@ -37,7 +37,7 @@ class WavesScheduler final : public Scheduler {
     auto cleanup = [&] {
       batcher.clear();
       for (auto& t : tasks) t.destroy();
-      for (auto& c : ctx) c.reset();
+      for (auto& c : ctx) pool_.release(std::move(c));
     };
     try {
       for (int first = 0; first < job.num_traversals && !stats.stopped; first += window) {
@@ -81,6 +81,7 @@ class WavesScheduler final : public Scheduler {
 
  private:
   SchedulerConfig cfg_;
+  ContextPool pool_;
 };
 
 }  // namespace

@@ -35,10 +35,20 @@ T run(Task<T>& t) {
 
 }  // namespace
 
+// Symmetric transfer needs the compiler to emit the resume as a tail call, which it does in
+// optimised builds; sanitizer instrumentation (ASan, TSan) suppresses the tail call, so there the
+// depth is kept within the native stack. The outcome-sampling traversal is iterative and runs a
+// million nodes in every build (traversal_test.cc).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr int kDeep = 10'000;
+#else
+constexpr int kDeep = 1'000'000;
+#endif
+
 TEST_CASE("a million nested awaits run in constant native stack through symmetric transfer") {
   FrameArena arena;
-  auto t = depth(arena, 1'000'000);
-  CHECK(run(t) == 1'000'000);
+  auto t = depth(arena, kDeep);
+  CHECK(run(t) == kDeep);
   t.destroy();
   CHECK(arena.bytes_in_use() == 0);  // every frame freed, in LIFO order
 }
