@@ -79,6 +79,21 @@ class Rng {
     return static_cast<std::uint32_t>(m >> 32);
   }
 
+  /// Uniform integer in [0, n) for 64-bit n (Lemire's method with a 128-bit product).
+  /// Precondition: n > 0.
+  std::uint64_t below64(std::uint64_t n) noexcept {
+    __uint128_t m = static_cast<__uint128_t>(operator()()) * n;
+    auto low = static_cast<std::uint64_t>(m);
+    if (low < n) {
+      const std::uint64_t threshold = (0 - n) % n;
+      while (low < threshold) {
+        m = static_cast<__uint128_t>(operator()()) * n;
+        low = static_cast<std::uint64_t>(m);
+      }
+    }
+    return static_cast<std::uint64_t>(m >> 64);
+  }
+
   /// Uniform double in [0, 1).
   constexpr double uniform() noexcept {
     return static_cast<double>(operator()() >> 11) * 0x1.0p-53;

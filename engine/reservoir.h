@@ -1,0 +1,101 @@
+#pragma once
+// Reservoir memories of Deep CFR (deep-cfr.md §3): samples stored contiguously, struct of arrays
+// (no object per sample), growing to `capacity` and then following the exact reservoir rule:
+// with `seen` samples offered so far (this one included), draw j uniform in [0, seen) and replace
+// slot j if j < capacity. Batches are drawn uniformly without replacement (a partial
+// Fisher–Yates shuffle of a persistent index permutation: no allocation per batch) straight into
+// caller-owned row-major buffers, ready to wrap as tensors.
+//
+// Thread-safety: one writer or reader at a time (the trainer thread owns its memories).
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/errors.h"
+#include "engine/game.h"
+#include "engine/rng.h"
+#include "engine/traversal_context.h"
+
+namespace cfr {
+
+class ReservoirMemory {
+ public:
+  ReservoirMemory(std::int64_t capacity, int input_width, int target_width, std::uint64_t seed)
+      : capacity_(capacity), in_w_(input_width), out_w_(target_width), rng_(seed) {
+    CFR_CHECK(capacity > 0, "reservoir capacity {}", capacity);
+  }
+
+  /// Offers one sample (input_width + target_width floats, a legal mask, its iteration).
+  void insert(const float* input, const float* target, ActionMask legal, std::int32_t iteration) {
+    ++seen_;
+    std::int64_t slot;
+    if (size_ < capacity_) {
+      slot = size_++;
+      inputs_.resize(static_cast<std::size_t>(size_ * in_w_));
+      targets_.resize(static_cast<std::size_t>(size_ * out_w_));
+      masks_.resize(static_cast<std::size_t>(size_));
+      iterations_.resize(static_cast<std::size_t>(size_));
+      order_.push_back(slot);
+    } else {
+      const std::uint64_t j = rng_.below64(static_cast<std::uint64_t>(seen_));
+      if (j >= static_cast<std::uint64_t>(capacity_)) return;
+      slot = static_cast<std::int64_t>(j);
+    }
+    std::copy_n(input, in_w_, inputs_.data() + slot * in_w_);
+    std::copy_n(target, out_w_, targets_.data() + slot * out_w_);
+    masks_[static_cast<std::size_t>(slot)] = legal;
+    iterations_[static_cast<std::size_t>(slot)] = iteration;
+  }
+
+  /// Offers every sample of a buffer, in order (only those of `player` when player ≥ 0).
+  void insert_all(const SampleBuffer& b, int player = -1) {
+    for (int i = 0; i < b.size(); ++i)
+      if (player < 0 || b.players[static_cast<std::size_t>(i)] == player)
+        insert(b.input(i), b.target(i), b.masks[static_cast<std::size_t>(i)], b.iterations[static_cast<std::size_t>(i)]);
+  }
+
+  /// Draws n distinct samples (n ≤ size()) into row-major buffers: inputs n×input_width,
+  /// targets n×target_width, legal n×target_width (1/0), iterations n.
+  void sample(int n, Rng& rng, std::span<float> inputs, std::span<float> targets, std::span<float> legal,
+              std::span<float> iterations) {
+    CFR_CHECK(n >= 1 && n <= size_, "batch of {} from a memory of {}", n, size_);
+    for (int k = 0; k < n; ++k) {
+      const std::int64_t r = k + static_cast<std::int64_t>(rng.below64(static_cast<std::uint64_t>(size_ - k)));
+      std::swap(order_[static_cast<std::size_t>(k)], order_[static_cast<std::size_t>(r)]);
+      const std::int64_t s = order_[static_cast<std::size_t>(k)];
+      std::copy_n(inputs_.data() + s * in_w_, in_w_, inputs.data() + static_cast<std::int64_t>(k) * in_w_);
+      std::copy_n(targets_.data() + s * out_w_, out_w_, targets.data() + static_cast<std::int64_t>(k) * out_w_);
+      const ActionMask m = masks_[static_cast<std::size_t>(s)];
+      for (int a = 0; a < out_w_; ++a) legal[static_cast<std::size_t>(k * out_w_ + a)] = mask_has(m, a) ? 1.0F : 0.0F;
+      iterations[static_cast<std::size_t>(k)] = static_cast<float>(iterations_[static_cast<std::size_t>(s)]);
+    }
+  }
+
+  std::int64_t size() const noexcept { return size_; }
+  std::int64_t seen() const noexcept { return seen_; }
+  std::int64_t capacity() const noexcept { return capacity_; }
+  int input_width() const noexcept { return in_w_; }
+  int target_width() const noexcept { return out_w_; }
+  /// Bytes held by the samples (what a full memory needs: bytes_per_sample() · capacity).
+  std::size_t bytes() const noexcept { return static_cast<std::size_t>(size_) * bytes_per_sample(in_w_, out_w_); }
+  static std::size_t bytes_per_sample(int in_w, int out_w) noexcept {
+    return sizeof(float) * static_cast<std::size_t>(in_w + out_w) + sizeof(ActionMask) + sizeof(std::int32_t) +
+           sizeof(std::int64_t);
+  }
+  const float* input(std::int64_t i) const noexcept { return inputs_.data() + i * in_w_; }
+  const float* target(std::int64_t i) const noexcept { return targets_.data() + i * out_w_; }
+  ActionMask mask(std::int64_t i) const noexcept { return masks_[static_cast<std::size_t>(i)]; }
+  std::int32_t iteration(std::int64_t i) const noexcept { return iterations_[static_cast<std::size_t>(i)]; }
+
+ private:
+  std::int64_t capacity_;
+  int in_w_, out_w_;
+  Rng rng_;
+  std::int64_t size_ = 0, seen_ = 0;
+  std::vector<float> inputs_, targets_;
+  std::vector<ActionMask> masks_;
+  std::vector<std::int32_t> iterations_;
+  std::vector<std::int64_t> order_;  // a permutation of [0, size): batches draw from its prefix
+};
+
+}  // namespace cfr
