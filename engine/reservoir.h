@@ -7,6 +7,7 @@
 // caller-owned row-major buffers, ready to wrap as tensors.
 //
 // Thread-safety: one writer or reader at a time (the trainer thread owns its memories).
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
