@@ -1,0 +1,271 @@
+#include "apps/config.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "engine/bots.h"
+#include "engine/errors.h"
+#include "engine/games.h"
+#include "sched/scheduler.h"
+
+namespace cfr {
+
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+const toml::node& node_of(const void* p) { return *static_cast<const toml::node*>(p); }
+
+ConfigField int_field(std::string section, std::string key, std::int64_t& ref, std::int64_t lo, std::int64_t hi,
+                      std::string help) {
+  const std::string name = section + "." + key;
+  return {section, key, std::move(help),
+          [&ref, lo, hi, name](const void* n, const std::string& where) {
+            const auto v = node_of(n).value<std::int64_t>();
+            if (!v || !node_of(n).is_integer())
+              throw InputError(fmt::format("{}: {} must be an integer", where, name));
+            if (*v < lo || *v > hi) throw InputError(fmt::format("{}: {} = {} is out of range [{}, {}]", where, name, *v, lo, hi));
+            ref = *v;
+          },
+          [&ref] { return std::to_string(ref); }};
+}
+
+ConfigField int_field(std::string section, std::string key, int& ref, int lo, int hi, std::string help) {
+  const std::string name = section + "." + key;
+  return {section, key, std::move(help),
+          [&ref, lo, hi, name](const void* n, const std::string& where) {
+            const auto v = node_of(n).value<std::int64_t>();
+            if (!v || !node_of(n).is_integer())
+              throw InputError(fmt::format("{}: {} must be an integer", where, name));
+            if (*v < lo || *v > hi) throw InputError(fmt::format("{}: {} = {} is out of range [{}, {}]", where, name, *v, lo, hi));
+            ref = static_cast<int>(*v);
+          },
+          [&ref] { return std::to_string(ref); }};
+}
+
+ConfigField real_field(std::string section, std::string key, double& ref, double lo, double hi, std::string help) {
+  const std::string name = section + "." + key;
+  return {section, key, std::move(help),
+          [&ref, lo, hi, name](const void* n, const std::string& where) {
+            const auto v = node_of(n).value<double>();
+            if (!v || !(node_of(n).is_floating_point() || node_of(n).is_integer()))
+              throw InputError(fmt::format("{}: {} must be a number", where, name));
+            if (!(*v >= lo && *v <= hi)) throw InputError(fmt::format("{}: {} = {} is out of range [{}, {}]", where, name, *v, lo, hi));
+            ref = *v;
+          },
+          [&ref] { return fmt::format("{}", ref); }};
+}
+
+ConfigField bool_field(std::string section, std::string key, bool& ref, std::string help) {
+  const std::string name = section + "." + key;
+  return {section, key, std::move(help),
+          [&ref, name](const void* n, const std::string& where) {
+            if (!node_of(n).is_boolean()) throw InputError(fmt::format("{}: {} must be true or false", where, name));
+            ref = *node_of(n).value<bool>();
+          },
+          [&ref] { return ref ? std::string("true") : std::string("false"); }};
+}
+
+ConfigField choice_field(std::string section, std::string key, std::string& ref, std::vector<std::string> choices,
+                         std::string help) {
+  const std::string name = section + "." + key;
+  return {section, key, std::move(help),
+          [&ref, choices, name](const void* n, const std::string& where) {
+            if (!node_of(n).is_string()) throw InputError(fmt::format("{}: {} must be a string", where, name));
+            const auto v = *node_of(n).value<std::string>();
+            if (!choices.empty() && std::find(choices.begin(), choices.end(), v) == choices.end())
+              throw InputError(fmt::format("{}: {} = '{}'; valid: {}", where, name, v, join(choices)));
+            ref = v;
+          },
+          [&ref] { return fmt::format("\"{}\"", ref); }};
+}
+
+ConfigField list_field(std::string section, std::string key, std::vector<std::string>& ref, std::string help) {
+  const std::string name = section + "." + key;
+  return {section, key, std::move(help),
+          [&ref, name](const void* n, const std::string& where) {
+            const auto* arr = node_of(n).as_array();
+            if (arr == nullptr) throw InputError(fmt::format("{}: {} must be a list of strings", where, name));
+            std::vector<std::string> v;
+            for (const auto& e : *arr) {
+              if (!e.is_string()) throw InputError(fmt::format("{}: {} must be a list of strings", where, name));
+              v.push_back(*e.value<std::string>());
+            }
+            ref = std::move(v);
+          },
+          [&ref] {
+            std::string s = "[";
+            for (std::size_t i = 0; i < ref.size(); ++i) s += fmt::format("{}\"{}\"", i ? ", " : "", ref[i]);
+            return s + "]";
+          }};
+}
+
+}  // namespace
+
+std::vector<ConfigField> fields(Config& c) {
+  constexpr std::int64_t kBig = std::int64_t{1} << 40;
+  auto& r = c.run;
+  auto& t = c.traversal;
+  auto& o = c.optimization;
+  std::vector<ConfigField> f = {
+      choice_field("run", "experiment_name", r.experiment_name, {}, "name of the run directory"),
+      choice_field("run", "game", r.game, {"lost_cities", "kuhn", "leduc"}, "game to train on"),
+      int_field("run", "seed", r.seed, 0, kBig, "master seed: traversal i of (iteration, player) uses derive_seed(seed, iteration, player, i)"),
+      int_field("run", "max_iterations", r.max_iterations, 1, 100'000'000, "Deep CFR iterations"),
+      real_field("run", "max_minutes", r.max_minutes, 0, 1e9, "stop after this many minutes (0 = no limit)"),
+      choice_field("run", "device", r.device, {"cpu", "cuda"}, "where networks run and train"),
+      int_field("run", "torch_threads", r.torch_threads, 1, 256, "LibTorch intra-op threads"),
+      int_field("rules", "n_colors", c.rules.n_colors, 1, lc::kMaxColors, "Lost Cities expeditions"),
+      int_field("rules", "n_ranks", c.rules.n_ranks, 1, lc::kMaxRanks, "numeric cards per color"),
+      int_field("rules", "min_rank", c.rules.min_rank, 1, 1000, "face of rank 1"),
+      int_field("rules", "n_handshakes", c.rules.n_handshakes, 0, lc::kMaxHandshakes, "wagers per color"),
+      int_field("rules", "hand_size", c.rules.hand_size, 1, lc::kMaxHandSize, "cards per hand"),
+      int_field("rules", "expedition_penalty", c.rules.expedition_penalty, -1000, 1000, "added to every started expedition"),
+      int_field("rules", "bonus_threshold", c.rules.bonus_threshold, 1, 1000, "expedition length for the bonus"),
+      int_field("rules", "bonus_amount", c.rules.bonus_amount, -1000, 1000, "the bonus"),
+      bool_field("encoding", "derived_playability", c.encoding.derived_playability, "add the 78 derived floats"),
+      bool_field("encoding", "slot_aware_playability", c.encoding.slot_aware_playability, "add the 48 slot-aware floats"),
+      int_field("network", "hidden_size", c.network.hidden_size, 1, 65536, "MLP width"),
+      int_field("network", "num_layers", c.network.num_layers, 1, 64, "hidden layers"),
+      choice_field("network", "activation", c.network.activation, {"relu", "tanh", "gelu"}, "hidden activation"),
+      int_field("traversal", "traversals_per_player", t.traversals_per_player, 1, 100'000'000, "traversals per player per iteration"),
+      choice_field("traversal", "algorithm", t.algorithm, {"outcome_sampling", "external_sampling"}, "traversal kind (external sampling is for small games)"),
+      int_field("traversal", "max_nodes_per_traversal", t.max_nodes_per_traversal, 0, 1'000'000'000, "node cap (0 = none)"),
+      real_field("traversal", "regret_matching_epsilon", t.regret_matching_epsilon, 0, 1e9, "regret sums at or below use the fallback"),
+      real_field("traversal", "outcome_sampling_epsilon", t.outcome_sampling_epsilon, 0, 1, "exploration at traverser nodes"),
+      real_field("traversal", "outcome_sampling_value_clip", t.outcome_sampling_value_clip, 0, 1e12, "clip of v/q (0 = none)"),
+      real_field("traversal", "probability_floor", t.probability_floor, 1e-12, 1, "floor of q(a) in v/q"),
+      choice_field("traversal", "outcome_unsampled_regret", t.outcome_unsampled_regret, {"zero", "negative_node_value"}, "target of unsampled legal actions"),
+      choice_field("traversal", "cutoff_value_mode", t.cutoff_value_mode, {"score_diff", "zero"}, "value at the node cap"),
+      choice_field("traversal", "opponent_policy", t.opponent_policy, {"average_strategy", "network", "bot"}, "how the opponent acts"),
+      choice_field("traversal", "opponent_bot", t.opponent_bot, {}, "bot for opponent_policy = bot (lost_cities)"),
+      choice_field("traversal", "scheduler", t.scheduler, {}, "registered scheduler (recursive, interleaved, pooled, waves, ...)"),
+      int_field("traversal", "interleave_width", t.interleave_width, 1, 1 << 20, "live traversals (scheduler window)"),
+      int_field("traversal", "interleave_max_batch", t.interleave_max_batch, 1, 1 << 20, "rows per forward"),
+      int_field("traversal", "num_workers", t.num_workers, 1, 1024, "coroutine threads (pooled)"),
+      int_field("traversal", "deadline_us", t.deadline_us, 0, 10'000'000, "flush a batch after this wait (pooled; 0 = never)"),
+      choice_field("regret_matching", "all_negative_fallback", c.all_negative_fallback, {"argmax", "uniform"}, "policy when no regret is positive"),
+      choice_field("training_weighting", "mode", c.weighting_mode, {"lcfr", "uniform"}, "sample weight t/T (lcfr) or 1"),
+      int_field("optimization", "advantage_updates_per_iteration", o.advantage_updates_per_iteration, 0, 100'000'000, "steps per advantage net"),
+      int_field("optimization", "strategy_updates_per_iteration", o.strategy_updates_per_iteration, 0, 100'000'000, "steps of the strategy net"),
+      int_field("optimization", "advantage_batch_size", o.advantage_batch_size, 1, 1 << 24, "batch of an advantage step"),
+      int_field("optimization", "strategy_batch_size", o.strategy_batch_size, 1, 1 << 24, "batch of a strategy step"),
+      real_field("optimization", "learning_rate", o.learning_rate, 0, 10, "AdamW learning rate"),
+      real_field("optimization", "weight_decay", o.weight_decay, 0, 10, "AdamW weight decay"),
+      real_field("optimization", "grad_clip", o.grad_clip, 0, 1e9, "global gradient-norm clip (0 = none)"),
+      bool_field("optimization", "reinitialize_advantage", o.reinitialize_advantage, "re-initialise advantage nets every iteration (the paper's recipe)"),
+      int_field("memory", "advantage_capacity", c.memory.advantage_capacity, 1, kBig, "samples per advantage memory"),
+      int_field("memory", "strategy_capacity", c.memory.strategy_capacity, 1, kBig, "samples in the strategy memory"),
+      int_field("evaluation", "eval_every", c.evaluation.eval_every, 0, 100'000'000, "evaluate every N iterations (0 = only at the end)"),
+      int_field("evaluation", "games", c.evaluation.games, 0, 100'000'000, "games per bot opponent (lost_cities)"),
+      list_field("evaluation", "opponents", c.evaluation.opponents, "bots to play (lost_cities)"),
+      int_field("evaluation", "max_steps", c.evaluation.max_steps, 1, 100'000'000, "action cap per evaluation game"),
+  };
+  return f;
+}
+
+namespace {
+
+void apply_table(Config& c, const toml::table& root, const std::string& file) {
+  auto fs = fields(c);
+  std::vector<std::string> sections;
+  for (const auto& f : fs)
+    if (std::find(sections.begin(), sections.end(), f.section) == sections.end()) sections.push_back(f.section);
+  for (const auto& [sec_key, sec_node] : root) {
+    const std::string sec(sec_key.str());
+    const auto line = sec_node.source().begin.line;
+    if (std::find(sections.begin(), sections.end(), sec) == sections.end())
+      throw InputError(fmt::format("{}:{}: unknown section [{}]; valid sections: {}", file, line, sec, join(sections)));
+    const auto* tbl = sec_node.as_table();
+    if (tbl == nullptr) throw InputError(fmt::format("{}:{}: [{}] must be a table", file, line, sec));
+    for (const auto& [key, node] : *tbl) {
+      const std::string k(key.str());
+      const std::string where = fmt::format("{}:{}", file, node.source().begin.line);
+      auto it = std::find_if(fs.begin(), fs.end(), [&](const ConfigField& f) { return f.section == sec && f.key == k; });
+      if (it == fs.end()) {
+        std::vector<std::string> keys;
+        for (const auto& f : fs)
+          if (f.section == sec) keys.push_back(f.key);
+        throw InputError(fmt::format("{}: unknown key '{}.{}'; valid keys in [{}]: {}", where, sec, k, sec, join(keys)));
+      }
+      it->set(&node, where);
+    }
+  }
+}
+
+}  // namespace
+
+Config load_config(const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw InputError(fmt::format("{}:{}: TOML syntax error: {}", path, e.source().begin.line, e.description()));
+  }
+  Config c;
+  c.source = path;
+  apply_table(c, root, path);
+  return c;
+}
+
+void apply_override(Config& c, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  const auto dot = assignment.find('.');
+  if (eq == std::string::npos || dot == std::string::npos || dot > eq)
+    throw InputError(fmt::format("--set '{}': expected section.key=value", assignment));
+  const std::string section = assignment.substr(0, dot), key = assignment.substr(dot + 1, eq - dot - 1),
+                    value = assignment.substr(eq + 1);
+  toml::table t;
+  try {
+    t = toml::parse(fmt::format("[{}]\n{} = {}\n", section, key, value));
+  } catch (const toml::parse_error&) {
+    toml::table quoted;
+    quoted.insert(section, toml::table{{key, value}});
+    t = std::move(quoted);
+  }
+  apply_table(c, t, fmt::format("--set {}", assignment));
+}
+
+void validate(const Config& c) {
+  const std::string where = c.source;
+  try {
+    c.rules.validate();
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: [rules]: {}", where, e.what()));
+  }
+  register_builtin_schedulers();
+  const auto names = scheduler_names();
+  if (std::find(names.begin(), names.end(), c.traversal.scheduler) == names.end())
+    throw InputError(fmt::format("{}: traversal.scheduler = '{}'; registered schedulers: {}", where, c.traversal.scheduler, join(names)));
+  const auto bots = lc::bot_names();
+  for (const auto& b : c.evaluation.opponents)
+    if (std::find(bots.begin(), bots.end(), b) == bots.end())
+      throw InputError(fmt::format("{}: evaluation.opponents has '{}'; valid bots: {}", where, b, join(bots)));
+  if (std::find(bots.begin(), bots.end(), c.traversal.opponent_bot) == bots.end())
+    throw InputError(fmt::format("{}: traversal.opponent_bot = '{}'; valid bots: {}", where, c.traversal.opponent_bot, join(bots)));
+  if (c.traversal.opponent_policy == "bot" && c.run.game != "lost_cities")
+    throw InputError(fmt::format("{}: traversal.opponent_policy = 'bot' needs run.game = 'lost_cities'", where));
+  if (c.traversal.algorithm == "external_sampling" && c.run.game == "lost_cities")
+    throw InputError(fmt::format("{}: traversal.algorithm = 'external_sampling' is for small games (kuhn, leduc)", where));
+}
+
+std::string to_toml(Config& c) {
+  std::string out, section;
+  for (const auto& f : fields(c)) {
+    if (f.section != section) {
+      out += fmt::format("{}[{}]\n", out.empty() ? "" : "\n", f.section);
+      section = f.section;
+    }
+    out += fmt::format("{} = {}  # {}\n", f.key, f.value(), f.help);
+  }
+  return out;
+}
+
+}  // namespace cfr

@@ -1,0 +1,99 @@
+#pragma once
+// cfr-run's configuration: TOML sections as in deep-cfr.md §4. One field list (fields()) drives
+// parsing, validation, defaults, --print-config and --set overrides; an unknown section or key, a
+// wrong type or an out-of-range value is an InputError naming the file, the line, the key and the
+// valid choices.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/lost_cities.h"
+
+namespace cfr {
+
+struct RunConfig {
+  std::string experiment_name = "run";
+  std::string game = "lost_cities";  // lost_cities | kuhn | leduc
+  std::int64_t seed = 79;
+  int max_iterations = 100;
+  double max_minutes = 0;  // 0 = no limit
+  std::string device = "cpu";
+  int torch_threads = 1;
+};
+struct NetworkSection {
+  int hidden_size = 512;
+  int num_layers = 3;
+  std::string activation = "relu";
+};
+struct TraversalSection {
+  int traversals_per_player = 280;
+  std::string algorithm = "outcome_sampling";  // outcome_sampling | external_sampling
+  int max_nodes_per_traversal = 1000;
+  double regret_matching_epsilon = 1e-4;
+  double outcome_sampling_epsilon = 0.05;
+  double outcome_sampling_value_clip = 500;
+  double probability_floor = 1e-4;
+  std::string outcome_unsampled_regret = "zero";
+  std::string cutoff_value_mode = "score_diff";
+  std::string opponent_policy = "average_strategy";
+  std::string opponent_bot = "random";
+  std::string scheduler = "interleaved";
+  int interleave_width = 64;
+  int interleave_max_batch = 128;
+  int num_workers = 1;
+  int deadline_us = 0;
+};
+struct OptimizationSection {
+  int advantage_updates_per_iteration = 512;
+  int strategy_updates_per_iteration = 512;
+  int advantage_batch_size = 1024;
+  int strategy_batch_size = 1024;
+  double learning_rate = 1e-4;
+  double weight_decay = 1e-4;
+  double grad_clip = 1.0;
+  bool reinitialize_advantage = false;
+};
+struct MemorySection {
+  std::int64_t advantage_capacity = 2'000'000;
+  std::int64_t strategy_capacity = 2'000'000;
+};
+struct EvaluationSection {
+  int eval_every = 5;
+  int games = 100;
+  std::vector<std::string> opponents = {"random", "discard_only", "heuristic_cautious"};
+  int max_steps = 10000;
+};
+
+struct Config {
+  RunConfig run;
+  lc::Rules rules;
+  lc::EncodingOptions encoding;
+  NetworkSection network;
+  TraversalSection traversal;
+  std::string all_negative_fallback = "argmax";  // [regret_matching]
+  std::string weighting_mode = "lcfr";           // [training_weighting] mode
+  OptimizationSection optimization;
+  MemorySection memory;
+  EvaluationSection evaluation;
+  std::string source = "(defaults)";  // the file the config came from
+};
+
+/// One configurable key.
+struct ConfigField {
+  std::string section, key, help;
+  std::function<void(const void* toml_node, const std::string& where)> set;  // toml::node*
+  std::function<std::string()> value;  // as TOML
+};
+std::vector<ConfigField> fields(Config& c);
+
+/// Parses a TOML file (InputError on any problem, naming file:line and key).
+Config load_config(const std::string& path);
+/// Applies "section.key=value" (value parsed as TOML, else taken as a string).
+void apply_override(Config& c, const std::string& assignment);
+/// Cross-field validation (game names, scheduler names, bots), after parsing and overrides.
+void validate(const Config& c);
+/// The resolved config as TOML.
+std::string to_toml(Config& c);
+
+}  // namespace cfr

@@ -1,0 +1,253 @@
+#include "apps/deep_cfr.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "engine/best_response.h"
+#include "engine/games.h"
+#include "engine/match.h"
+#include "engine/reservoir.h"
+#include "engine/traversal.h"
+#include "engine/traversal_games.h"
+#include "nets/networks.h"
+#include "sched/sample_pipe.h"
+#include "sched/scheduler.h"
+
+namespace cfr {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+TraversalOptions traversal_options(const Config& c) {
+  const auto& t = c.traversal;
+  return TraversalOptions{
+      .kind = t.algorithm == "external_sampling" ? TraversalKind::kExternalSampling : TraversalKind::kOutcomeSampling,
+      .epsilon = t.outcome_sampling_epsilon,
+      .prob_floor = t.probability_floor,
+      .value_clip = t.outcome_sampling_value_clip,
+      .unsampled = t.outcome_unsampled_regret == "zero" ? UnsampledRegret::kZero : UnsampledRegret::kNegativeNodeValue,
+      .max_nodes = t.max_nodes_per_traversal,
+      .cutoff = t.cutoff_value_mode == "score_diff" ? CutoffValue::kScoreDiff : CutoffValue::kZero,
+      .opponent = t.opponent_policy == "average_strategy" ? OpponentPolicy::kAverageStrategy
+                  : t.opponent_policy == "network"        ? OpponentPolicy::kNetwork
+                                                          : OpponentPolicy::kBot,
+      .fallback = c.all_negative_fallback == "argmax" ? RmFallback::kArgmax : RmFallback::kUniform,
+      .rm_epsilon = t.regret_matching_epsilon};
+}
+
+/// The learned policy as a bot: argmax over the legal logits of the strategy network.
+class NetworkBot final : public lc::Bot {
+ public:
+  NetworkBot(Evaluator& strategy, const LostCitiesTraversalGame& game)
+      : net_(strategy), game_(game), in_(static_cast<std::size_t>(game.input_width())),
+        out_(static_cast<std::size_t>(game.num_actions())) {}
+  std::string_view name() const noexcept override { return "deep_cfr"; }
+  bool deterministic() const noexcept override { return true; }
+  int choose_action(const lc::State& s, Rng&) override {
+    const ActionMask legal = s.legal_mask();
+    game_.encode(s, s.current_player(), in_.data());
+    net_.evaluate(in_, std::span<const ActionMask>(&legal, 1), out_);
+    int best = std::countr_zero(legal);
+    for (ActionMask m = legal; m != 0; m &= m - 1) {
+      const int a = std::countr_zero(m);
+      if (out_[static_cast<std::size_t>(a)] > out_[static_cast<std::size_t>(best)]) best = a;
+    }
+    return best;
+  }
+
+ private:
+  Evaluator& net_;
+  const LostCitiesTraversalGame& game_;
+  std::vector<float> in_, out_;
+};
+
+/// The strategy network's policy on every information set of an enumerable game.
+TabularPolicy network_policy(const GameTree& tree, Evaluator& strategy) {
+  const int W = tree.encoding_width(), A = tree.num_distinct_actions(), n = tree.num_infosets();
+  std::vector<float> in(static_cast<std::size_t>(n * W)), out(static_cast<std::size_t>(n * A));
+  std::vector<ActionMask> legal(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    std::copy_n(tree.infoset_encoding(i), W, in.data() + static_cast<std::size_t>(i * W));
+    legal[static_cast<std::size_t>(i)] = tree.infoset(i).legal;
+  }
+  strategy.evaluate(in, legal, out);
+  TabularPolicy pol(tree);
+  std::vector<float> probs(static_cast<std::size_t>(A));
+  for (int i = 0; i < n; ++i) {
+    masked_softmax(out.data() + static_cast<std::size_t>(i * A), legal[static_cast<std::size_t>(i)], A, probs.data());
+    double sum = 0;
+    for (int a = 0; a < A; ++a) sum += probs[static_cast<std::size_t>(a)];
+    for (int a = 0; a < A; ++a) pol.row(i)[static_cast<std::size_t>(a)] = probs[static_cast<std::size_t>(a)] / sum;
+  }
+  return pol;
+}
+
+template <class G>
+int train(Config& cfg, const RunOptions& opts, const G& game) {
+  namespace fs = std::filesystem;
+  fs::create_directories(opts.run_dir);
+  {
+    std::ofstream(opts.run_dir + "/config.toml") << to_toml(cfg);
+  }
+  std::ofstream metrics(opts.run_dir + "/metrics.jsonl", std::ios::app);
+  std::ofstream log(opts.run_dir + "/log.txt", std::ios::app);
+  auto say = [&](const std::string& line) {
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+    log << line << "\n";
+    log.flush();
+  };
+
+  configure_torch_threads(cfg.run.torch_threads);
+  const int W = game.input_width(), A = game.num_actions();
+  const auto seed = static_cast<std::uint64_t>(cfg.run.seed);
+  DeepCfrNetworks nets(W, A, NetworkConfig{cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device}, seed);
+  std::array<Evaluator*, kNumNets> evals{&nets.evaluator(0), &nets.evaluator(1), &nets.evaluator(2)};
+  ReservoirMemory adv0(cfg.memory.advantage_capacity, W, A, derive_seed(seed, 1, 0)),
+      adv1(cfg.memory.advantage_capacity, W, A, derive_seed(seed, 1, 1)),
+      strat(cfg.memory.strategy_capacity, W, A, derive_seed(seed, 2));
+  std::array<ReservoirMemory*, 2> adv{&adv0, &adv1};
+  const TraversalOptions topts = traversal_options(cfg);
+  auto scheduler = make_scheduler(cfg.traversal.scheduler, SchedulerConfig{.window = cfg.traversal.interleave_width,
+                                                                          .max_batch = cfg.traversal.interleave_max_batch,
+                                                                          .threads = cfg.traversal.num_workers,
+                                                                          .deadline_us = cfg.traversal.deadline_us});
+  const TrainConfig adv_train{cfg.optimization.advantage_updates_per_iteration, cfg.optimization.advantage_batch_size,
+                              cfg.optimization.learning_rate, cfg.optimization.weight_decay, cfg.optimization.grad_clip,
+                              cfg.weighting_mode == "lcfr"};
+  TrainConfig strat_train = adv_train;
+  strat_train.updates = cfg.optimization.strategy_updates_per_iteration;
+  strat_train.batch_size = cfg.optimization.strategy_batch_size;
+  Rng train_rng(derive_seed(seed, 3));
+
+  std::optional<GameTree> tree;
+  if (cfg.run.game != "lost_cities") tree.emplace(build_game_tree(cfg.run.game));
+
+  say(fmt::format("cfr-run: {} on {} — {} iterations × {} traversals per player; networks {}×{} ({} parameters each); scheduler {} (window {}); run dir {}",
+                  cfg.run.experiment_name, cfg.run.game, cfg.run.max_iterations, cfg.traversal.traversals_per_player,
+                  cfg.network.num_layers, cfg.network.hidden_size, nets.parameters_per_network(), cfg.traversal.scheduler,
+                  cfg.traversal.interleave_width, opts.run_dir));
+  const auto t_start = Clock::now();
+  int done = 0;
+  for (int it = 1; it <= cfg.run.max_iterations; ++it) {
+    if (opts.stop && opts.stop->load()) break;
+    if (cfg.run.max_minutes > 0 && since(t_start) > cfg.run.max_minutes * 60) {
+      say(fmt::format("cfr-run: run.max_minutes = {} reached", cfg.run.max_minutes));
+      break;
+    }
+    const auto t_it = Clock::now();
+    nlohmann::json m = {{"iteration", it}};
+    SampleDigest digest;
+    std::int64_t nodes = 0;
+    double traversal_s = 0;
+    BatchStats batch;
+    bool stopped = false;
+    for (int p = 0; p < 2; ++p) {
+      const auto t_phase = Clock::now();
+      SamplePipe pipe(W, A, {.capacity_blocks = 8, .block_samples = 4096}, [&](const SampleBlock& b) {
+        digest.add(b.advantage);
+        digest.add(b.strategy);
+        adv[static_cast<std::size_t>(p)]->insert_all(b.advantage);
+        strat.insert_all(b.strategy);
+      });
+      TraversalJob job{.iteration = it, .traverser = p, .num_traversals = cfg.traversal.traversals_per_player,
+                       .seed = seed, .input_width = W, .output_width = A,
+                       .start = [&](TraversalContext& ctx) { return traverse(ctx, game, topts); }};
+      const RunStats st = scheduler->run(job, {evals.data(), evals.size()}, pipe, opts.stop);
+      pipe.flush();
+      const double s = since(t_phase);
+      traversal_s += s;
+      nodes += st.nodes;
+      batch.merge(st.batch);
+      m[fmt::format("traversal_seconds_p{}", p)] = s;
+      if (st.stopped) {
+        stopped = true;
+        break;
+      }
+    }
+    if (stopped) {
+      say(fmt::format("cfr-run: interrupted during iteration {}'s traversals; its samples are discarded from the log", it));
+      break;
+    }
+    const auto t_train = Clock::now();
+    std::array<TrainStats, 3> ts;
+    for (int p = 0; p < 2; ++p) {
+      if (cfg.optimization.reinitialize_advantage) nets.reinitialize_advantage(p);
+      ts[static_cast<std::size_t>(p)] = nets.train_advantage(p, *adv[static_cast<std::size_t>(p)], it, adv_train, train_rng);
+    }
+    ts[2] = nets.train_strategy(strat, it, strat_train, train_rng);
+    nets.publish();
+    const double train_s = since(t_train);
+    m["traversal_seconds"] = traversal_s;
+    m["train_seconds"] = train_s;
+    m["nodes"] = nodes;
+    m["nodes_per_second"] = traversal_s > 0 ? nodes / traversal_s : 0.0;
+    m["batch_mean"] = batch.mean_batch();
+    m["forwards"] = batch.forwards;
+    m["sample_digest"] = fmt::format("{:016x}", digest.value());
+    m["loss_advantage"] = {ts[0].mean_loss, ts[1].mean_loss};
+    m["loss_strategy"] = ts[2].mean_loss;
+    m["skipped_nonfinite_steps"] = ts[0].skipped_nonfinite + ts[1].skipped_nonfinite + ts[2].skipped_nonfinite;
+    m["memory_size"] = {adv0.size(), adv1.size(), strat.size()};
+    m["memory_bytes"] = adv0.bytes() + adv1.bytes() + strat.bytes();
+    std::string eval_text;
+    const bool eval_now = (cfg.evaluation.eval_every > 0 && it % cfg.evaluation.eval_every == 0) || it == cfg.run.max_iterations;
+    if (eval_now) {
+      const auto t_eval = Clock::now();
+      if (tree) {
+        const TabularPolicy pol = network_policy(*tree, nets.evaluator(kStrategyNet));
+        const auto r = exploitability(pol);
+        write_policy_file(opts.run_dir + "/policy.json", pol);
+        m["nash_conv"] = r.nash_conv;
+        m["exploitability"] = r.exploitability;
+        eval_text = fmt::format("  exploitability {:.4f} ({:.0f} mA/g)", r.exploitability, 1e3 * r.exploitability);
+      } else if constexpr (std::is_same_v<G, LostCitiesTraversalGame>) {
+        NetworkBot me(nets.evaluator(kStrategyNet), game);
+        nlohmann::json ev = nlohmann::json::object();
+        for (const auto& name : cfg.evaluation.opponents) {
+          auto bot = lc::make_bot(name, cfg.rules);
+          const auto r = lc::run_match(me, *bot, {.games = cfg.evaluation.games, .seed = derive_seed(seed, 4, static_cast<std::uint64_t>(it)),
+                                                  .max_steps = cfg.evaluation.max_steps, .rules = cfg.rules});
+          ev[name] = nlohmann::json::parse(lc::report_json(r));
+          eval_text += fmt::format("  vs {} {:.2f} ({:+.1f})", name, r.win_rate(), r.avg_diff());
+        }
+        m["evaluation"] = ev;
+      }
+      m["eval_seconds"] = since(t_eval);
+    }
+    m["iteration_seconds"] = since(t_it);
+    metrics << m.dump() << "\n";
+    metrics.flush();
+    done = it;
+    const double elapsed = since(t_start);
+    say(fmt::format("iter {:>4}/{}  traversal {:.1f}s ({:.0f} nodes/s, batch {:.1f})  train {:.1f}s  loss adv {:.3g}/{:.3g} strat {:.3g}  digest {:016x}{}  ETA {:.0f}s",
+                    it, cfg.run.max_iterations, traversal_s, traversal_s > 0 ? nodes / traversal_s : 0.0, batch.mean_batch(),
+                    train_s, ts[0].mean_loss, ts[1].mean_loss, ts[2].mean_loss, digest.value(), eval_text,
+                    elapsed / it * (cfg.run.max_iterations - it)));
+  }
+  return done;
+}
+
+}  // namespace
+
+int run_deep_cfr(Config& cfg, const RunOptions& opts) {
+  validate(cfg);
+  if (cfg.run.game == "lost_cities") {
+    LostCitiesTraversalGame g;
+    g.rules = cfg.rules;
+    g.encoding = cfg.encoding;
+    if (cfg.traversal.opponent_policy == "bot") g.bot = lc::make_bot(cfg.traversal.opponent_bot, cfg.rules);
+    return train(cfg, opts, g);
+  }
+  if (cfg.run.game == "kuhn") return train(cfg, opts, SmallTraversalGame<kuhn::State>{});
+  return train(cfg, opts, SmallTraversalGame<leduc::State>{});
+}
+
+}  // namespace cfr

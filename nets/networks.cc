@@ -1,0 +1,225 @@
+#include "nets/networks.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "engine/errors.h"
+#include "engine/traversal_context.h"
+
+namespace cfr {
+
+namespace {
+
+struct MlpImpl : torch::nn::Module {
+  MlpImpl(int in, int out, const NetworkConfig& c) : activation(c.activation) {
+    int width = in;
+    for (int i = 0; i < c.num_layers; ++i) {
+      layers.push_back(register_module(fmt::format("fc{}", i), torch::nn::Linear(width, c.hidden_size)));
+      width = c.hidden_size;
+    }
+    head = register_module("head", torch::nn::Linear(width, out));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    for (auto& l : layers) {
+      x = l->forward(x);
+      if (activation == "relu")
+        x = torch::relu(x);
+      else if (activation == "tanh")
+        x = torch::tanh(x);
+      else
+        x = torch::gelu(x);
+    }
+    return head->forward(x);
+  }
+  std::string activation;
+  std::vector<torch::nn::Linear> layers;
+  torch::nn::Linear head{nullptr};
+};
+TORCH_MODULE(Mlp);
+
+class TorchEvaluator final : public Evaluator {
+ public:
+  TorchEvaluator(Mlp net, int in, int out, torch::Device dev) : net_(std::move(net)), in_(in), out_(out), dev_(dev) {}
+  EvaluatorInfo info() const override { return {in_, out_, 256, 1 << 16}; }
+  void evaluate(std::span<const float> inputs, std::span<const ActionMask>, std::span<float> outputs) override {
+    const auto n = static_cast<std::int64_t>(inputs.size()) / in_;
+    torch::InferenceMode guard;
+    auto x = torch::from_blob(const_cast<float*>(inputs.data()), {n, in_}, torch::kFloat32);
+    if (dev_.is_cuda()) x = x.to(dev_, /*non_blocking=*/true);
+    auto y = net_->forward(x);
+    if (dev_.is_cuda()) y = y.to(torch::kCPU);
+    y = y.contiguous();
+    std::memcpy(outputs.data(), y.data_ptr<float>(), sizeof(float) * static_cast<std::size_t>(n * out_));
+  }
+  Mlp& net() { return net_; }
+
+ private:
+  Mlp net_;
+  int in_, out_;
+  torch::Device dev_;
+};
+
+void copy_weights(const Mlp& from, Mlp& to) {
+  torch::NoGradGuard g;
+  auto src = from->parameters();
+  auto dst = to->parameters();
+  for (std::size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
+}
+
+}  // namespace
+
+struct DeepCfrNetworks::Impl {
+  NetworkConfig cfg;
+  torch::Device device{torch::kCPU};
+  int in = 0, out = 0;
+  std::array<Mlp, kNumNets> train{Mlp(nullptr), Mlp(nullptr), Mlp(nullptr)};
+  std::array<std::unique_ptr<torch::optim::AdamW>, kNumNets> optim;
+  std::array<std::unique_ptr<TorchEvaluator>, kNumNets> infer;
+  double lr = 1e-4, wd = 1e-4;
+  // Batch buffers, reused across steps.
+  std::vector<float> bin, btarget, blegal, biter;
+
+  Mlp make(std::uint64_t seed) {
+    torch::manual_seed(seed);
+    Mlp m(in, out, cfg);
+    m->to(device);
+    return m;
+  }
+  void reset_optimizer(int n) {
+    optim[static_cast<std::size_t>(n)] = std::make_unique<torch::optim::AdamW>(
+        train[static_cast<std::size_t>(n)]->parameters(), torch::optim::AdamWOptions(lr).weight_decay(wd));
+  }
+};
+
+DeepCfrNetworks::DeepCfrNetworks(int input_width, int output_width, const NetworkConfig& cfg, std::uint64_t seed)
+    : impl_(std::make_unique<Impl>()), in_w_(input_width), out_w_(output_width) {
+  if (cfg.activation != "relu" && cfg.activation != "tanh" && cfg.activation != "gelu")
+    throw InputError(fmt::format("network.activation = '{}'; valid: relu, tanh, gelu", cfg.activation));
+  if (cfg.hidden_size < 1 || cfg.num_layers < 1)
+    throw InputError(fmt::format("network.hidden_size = {} and num_layers = {} must be ≥ 1", cfg.hidden_size, cfg.num_layers));
+  if (cfg.device == "cuda") {
+    if (!torch::cuda::is_available())
+      throw InputError("run.device = 'cuda' but no CUDA device is available to LibTorch (this build or machine has none); use 'cpu'");
+    impl_->device = torch::Device(torch::kCUDA);
+  } else if (cfg.device != "cpu") {
+    throw InputError(fmt::format("device = '{}'; valid: cpu, cuda", cfg.device));
+  }
+  impl_->cfg = cfg;
+  impl_->in = input_width;
+  impl_->out = output_width;
+  for (int n = 0; n < kNumNets; ++n) {
+    const auto k = static_cast<std::size_t>(n);
+    impl_->train[k] = impl_->make(derive_seed(seed, 0x6e657473, static_cast<std::uint64_t>(n)));
+    impl_->reset_optimizer(n);
+    Mlp snap = impl_->make(0);
+    copy_weights(impl_->train[k], snap);
+    snap->eval();
+    impl_->infer[k] = std::make_unique<TorchEvaluator>(snap, input_width, output_width, impl_->device);
+  }
+}
+
+DeepCfrNetworks::~DeepCfrNetworks() = default;
+
+Evaluator& DeepCfrNetworks::evaluator(int net) { return *impl_->infer[static_cast<std::size_t>(net)]; }
+
+std::int64_t DeepCfrNetworks::parameters_per_network() const {
+  std::int64_t n = 0;
+  for (const auto& p : impl_->train[0]->parameters()) n += p.numel();
+  return n;
+}
+
+void DeepCfrNetworks::publish() {
+  for (std::size_t k = 0; k < kNumNets; ++k) copy_weights(impl_->train[k], impl_->infer[k]->net());
+}
+
+void DeepCfrNetworks::reinitialize_advantage(int player) {
+  const int n = advantage_net(player);
+  static std::uint64_t counter = 1;
+  impl_->train[static_cast<std::size_t>(n)] = impl_->make(derive_seed(0x726569, static_cast<std::uint64_t>(n), counter++));
+  impl_->reset_optimizer(n);
+}
+
+namespace {
+
+template <class Loss>
+TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, ReservoirMemory& mem, const TrainConfig& cfg, Rng& rng, Loss&& loss_fn) {
+  TrainStats st;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (mem.size() == 0) return st;
+  const int b = static_cast<int>(std::min<std::int64_t>(cfg.batch_size, mem.size()));
+  im.bin.resize(static_cast<std::size_t>(b * im.in));
+  im.btarget.resize(static_cast<std::size_t>(b * im.out));
+  im.blegal.resize(static_cast<std::size_t>(b * im.out));
+  im.biter.resize(static_cast<std::size_t>(b));
+  auto& model = im.train[static_cast<std::size_t>(net)];
+  auto& opt = *im.optim[static_cast<std::size_t>(net)];
+  for (auto& g : opt.param_groups()) {
+    static_cast<torch::optim::AdamWOptions&>(g.options()).lr(cfg.learning_rate);
+    static_cast<torch::optim::AdamWOptions&>(g.options()).weight_decay(cfg.weight_decay);
+  }
+  model->train();
+  double sum = 0;
+  for (int step = 0; step < cfg.updates; ++step) {
+    mem.sample(b, rng, im.bin, im.btarget, im.blegal, im.biter);
+    auto x = torch::from_blob(im.bin.data(), {b, im.in}, torch::kFloat32).to(im.device);
+    auto target = torch::from_blob(im.btarget.data(), {b, im.out}, torch::kFloat32).to(im.device);
+    auto legal = torch::from_blob(im.blegal.data(), {b, im.out}, torch::kFloat32).to(im.device);
+    auto iters = torch::from_blob(im.biter.data(), {b}, torch::kFloat32).to(im.device);
+    opt.zero_grad();
+    auto loss = loss_fn(model->forward(x), target, legal, iters);
+    const double l = loss.template item<double>();
+    if (!std::isfinite(l)) {
+      ++st.skipped_nonfinite;
+      continue;
+    }
+    loss.backward();
+    if (cfg.grad_clip > 0) torch::nn::utils::clip_grad_norm_(model->parameters(), cfg.grad_clip);
+    opt.step();
+    ++st.steps;
+    sum += l;
+    st.last_loss = l;
+  }
+  st.mean_loss = st.steps ? sum / st.steps : 0.0;
+  st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return st;
+}
+
+}  // namespace
+
+TrainStats DeepCfrNetworks::train_advantage(int player, ReservoirMemory& memory, int iteration, const TrainConfig& cfg,
+                                            Rng& rng) {
+  const double T = std::max(1, iteration);
+  return train_loop(*impl_, advantage_net(player), memory, cfg, rng,
+                    [&](const torch::Tensor& pred, const torch::Tensor& target, const torch::Tensor& legal,
+                        const torch::Tensor& iters) {
+                      auto w = cfg.linear_weighting ? iters / T : torch::ones_like(iters);
+                      auto wl = legal * w.unsqueeze(1);
+                      return (wl * (pred - target).pow(2)).sum() / wl.sum().clamp_min(1e-12);
+                    });
+}
+
+TrainStats DeepCfrNetworks::train_strategy(ReservoirMemory& memory, int iteration, const TrainConfig& cfg, Rng& rng) {
+  const double T = std::max(1, iteration);
+  return train_loop(*impl_, kStrategyNet, memory, cfg, rng,
+                    [&](const torch::Tensor& logits, const torch::Tensor& target, const torch::Tensor& legal,
+                        const torch::Tensor& iters) {
+                      auto w = cfg.linear_weighting ? iters / T : torch::ones_like(iters);
+                      // Illegal logits get a large finite negative value: log_softmax stays finite and
+                      // their targets are 0, so they add nothing (−∞ would give 0·∞ = NaN).
+                      auto masked = logits.masked_fill(legal == 0, -1e9);
+                      auto ce = -(target * torch::log_softmax(masked, 1)).sum(1);
+                      return (w * ce).sum() / w.sum().clamp_min(1e-12);
+                    });
+}
+
+void configure_torch_threads(int threads) {
+  setenv("OPENBLAS_NUM_THREADS", "1", 0);
+  torch::set_num_threads(std::max(1, threads));
+}
+
+}  // namespace cfr

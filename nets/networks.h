@@ -1,0 +1,81 @@
+#pragma once
+// Deep CFR's networks (deep-cfr.md §1, §3): an advantage MLP per player and one strategy MLP,
+// their AdamW optimisers, and inference snapshots that the schedulers' batchers query.
+//
+// This header is LibTorch-free (the implementation hides behind a pointer), so that only nets/
+// pays torch's compile cost.
+//
+// Weight publication: training updates the training copies; publish() copies them into the
+// inference snapshots between traversal phases, so no query ever sees half-updated weights
+// and every query of a phase sees the same weights (samples stay reproducible).
+// Threads: evaluator(i) is used by one thread at a time (the scheduler's device thread);
+// training runs on the trainer thread, never concurrently with publish().
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/reservoir.h"
+#include "engine/rng.h"
+#include "sched/evaluator.h"
+
+namespace cfr {
+
+struct NetworkConfig {
+  int hidden_size = 512;
+  int num_layers = 3;
+  std::string activation = "relu";  // relu | tanh | gelu
+  std::string device = "cpu";       // cpu | cuda
+};
+
+struct TrainConfig {
+  int updates = 512;        // optimiser steps per network per iteration
+  int batch_size = 1024;
+  double learning_rate = 1e-4;
+  double weight_decay = 1e-4;
+  double grad_clip = 1.0;   // global norm (0 = none)
+  bool linear_weighting = true;  // weight samples by t / T (linear CFR); false = uniform
+};
+
+struct TrainStats {
+  int steps = 0;
+  int skipped_nonfinite = 0;
+  double mean_loss = 0;
+  double last_loss = 0;
+  double seconds = 0;
+};
+
+class DeepCfrNetworks {
+ public:
+  /// Throws InputError for an unknown activation, or when cuda is asked for without a device.
+  DeepCfrNetworks(int input_width, int output_width, const NetworkConfig& cfg, std::uint64_t seed);
+  ~DeepCfrNetworks();
+  DeepCfrNetworks(const DeepCfrNetworks&) = delete;
+  DeepCfrNetworks& operator=(const DeepCfrNetworks&) = delete;
+
+  /// The evaluator of network `net` (NetId), reading the published snapshot.
+  Evaluator& evaluator(int net);
+
+  /// Masked MSE of the advantage net of `player` on batches from `memory` (§3).
+  TrainStats train_advantage(int player, ReservoirMemory& memory, int iteration, const TrainConfig& cfg, Rng& rng);
+  /// Weighted soft-label cross-entropy of the strategy net (§3).
+  TrainStats train_strategy(ReservoirMemory& memory, int iteration, const TrainConfig& cfg, Rng& rng);
+  /// Re-initialises the advantage net of `player` and its optimiser (the paper's recipe).
+  void reinitialize_advantage(int player);
+  /// Copies the training weights into the inference snapshots.
+  void publish();
+
+  std::int64_t parameters_per_network() const;
+  int input_width() const noexcept { return in_w_; }
+  int output_width() const noexcept { return out_w_; }
+
+  struct Impl;  // LibTorch state (nets/networks.cc)
+
+ private:
+  std::unique_ptr<Impl> impl_;
+  int in_w_, out_w_;
+};
+
+/// Sets torch to `threads` intra-op threads (and OpenBLAS to 1 via the environment before use).
+void configure_torch_threads(int threads);
+
+}  // namespace cfr
