@@ -15,6 +15,7 @@ packages=(
   libfmt-dev libtomlplusplus-dev doctest-dev libcli11-dev nlohmann-json3-dev
   libbenchmark-dev zlib1g-dev
   libopenblas0-pthread        # LibTorch only recommends it; the reference BLAS is 35x slower
+  libtorch-dev                # LibTorch 1.13 (CPU), only for nets/
 )
 
 missing=()

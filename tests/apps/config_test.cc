@@ -1,0 +1,83 @@
+// cfr-run's configuration: every shipped config parses; bad input names file, line, key, choices.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "apps/config.h"
+#include "engine/errors.h"
+
+using namespace cfr;
+
+namespace {
+std::string dir() { return CFR_TEST_DATA_DIR; }
+std::string error_of(const std::string& file) {
+  try {
+    Config c = load_config(dir() + "/data/configs/" + file);
+    validate(c);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("every shipped config parses, validates and prints back to an equivalent config") {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir() + "/../configs")) {
+    if (e.path().extension() != ".toml") continue;
+    INFO(e.path().string());
+    Config c = load_config(e.path().string());
+    CHECK_NOTHROW(validate(c));
+    const std::string printed = to_toml(c);
+    const std::string tmp = "printed_" + e.path().filename().string();
+    {
+      std::ofstream(tmp) << printed;
+    }
+    Config again = load_config(tmp);
+    CHECK(to_toml(again) == printed);
+    std::filesystem::remove(tmp);
+    ++n;
+  }
+  CHECK(n >= 6);
+}
+
+TEST_CASE("the default config is the reference default") {
+  Config c = load_config(dir() + "/../configs/default.toml");
+  CHECK(c.network.hidden_size == 512);
+  CHECK(c.network.num_layers == 3);
+  CHECK(c.traversal.traversals_per_player == 280);
+  CHECK(c.optimization.advantage_updates_per_iteration == 512);
+  CHECK(c.optimization.advantage_batch_size == 1024);
+  CHECK(c.memory.advantage_capacity == 2'000'000);
+}
+
+TEST_CASE("config errors name the file, the line, the key and the valid choices") {
+  CHECK(error_of("unknown_key.toml").find("unknown_key.toml:6: unknown key 'traversal.schedular'; valid keys in [traversal]:") !=
+        std::string::npos);
+  CHECK(error_of("bad_type.toml").find("bad_type.toml:2: network.hidden_size must be an integer") != std::string::npos);
+  CHECK(error_of("out_of_range.toml").find("out_of_range.toml:2: traversal.outcome_sampling_epsilon = 1.5 is out of range [0, 1]") !=
+        std::string::npos);
+  CHECK(error_of("bad_choice.toml").find("traversal.scheduler = 'fifo'; registered schedulers: interleaved, pooled, recursive, waves") !=
+        std::string::npos);
+  CHECK(error_of("bad_syntax.toml").find("bad_syntax.toml:1: TOML syntax error") != std::string::npos);
+  CHECK(error_of("unknown_section.toml").find("unknown_section.toml:1: unknown section [trainer]; valid sections: run, rules") !=
+        std::string::npos);
+  CHECK(error_of("missing.toml").find("missing.toml") != std::string::npos);
+}
+
+TEST_CASE("--set overrides parse values as TOML, else as strings, and are checked like the file") {
+  Config c;
+  apply_override(c, "traversal.traversals_per_player=12");
+  apply_override(c, "traversal.scheduler=pooled");
+  apply_override(c, "run.max_minutes=0.5");
+  apply_override(c, "evaluation.opponents=[\"random\"]");
+  CHECK(c.traversal.traversals_per_player == 12);
+  CHECK(c.traversal.scheduler == "pooled");
+  CHECK(c.run.max_minutes == 0.5);
+  CHECK(c.evaluation.opponents == std::vector<std::string>{"random"});
+  CHECK_THROWS_WITH_AS(apply_override(c, "traversal.width=3"), doctest::Contains("unknown key 'traversal.width'"), InputError);
+  CHECK_THROWS_WITH_AS(apply_override(c, "network.hidden_size=-4"), doctest::Contains("out of range"), InputError);
+  CHECK_THROWS_WITH_AS(apply_override(c, "nodot=3"), doctest::Contains("expected section.key=value"), InputError);
+}
