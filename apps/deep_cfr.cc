@@ -91,7 +91,16 @@ TabularPolicy network_policy(const GameTree& tree, Evaluator& strategy) {
 
 template <class G>
 int train(Config& cfg, const RunOptions& opts, const G& game) {
+  configure_torch_threads(cfg.run.torch_threads);
+  const int W = game.input_width(), A = game.num_actions();
+  const auto seed = static_cast<std::uint64_t>(cfg.run.seed);
+  DeepCfrNetworks nets(W, A, NetworkConfig{cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device}, seed);
+  std::array<Evaluator*, kNumNets> evals{&nets.evaluator(0), &nets.evaluator(1), &nets.evaluator(2)};
+  // The run directory is created once the networks exist, so that a bad device leaves nothing.
   namespace fs = std::filesystem;
+  if (fs::exists(fs::path(opts.run_dir) / "metrics.jsonl"))
+    throw InputError(fmt::format("run directory {} already holds a run (metrics.jsonl); choose another --run-dir "
+                                 "(resuming a run is not implemented yet)", opts.run_dir));
   fs::create_directories(opts.run_dir);
   {
     std::ofstream(opts.run_dir + "/config.toml") << to_toml(cfg);
@@ -105,11 +114,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     log.flush();
   };
 
-  configure_torch_threads(cfg.run.torch_threads);
-  const int W = game.input_width(), A = game.num_actions();
-  const auto seed = static_cast<std::uint64_t>(cfg.run.seed);
-  DeepCfrNetworks nets(W, A, NetworkConfig{cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device}, seed);
-  std::array<Evaluator*, kNumNets> evals{&nets.evaluator(0), &nets.evaluator(1), &nets.evaluator(2)};
+
   ReservoirMemory adv0(cfg.memory.advantage_capacity, W, A, derive_seed(seed, 1, 0)),
       adv1(cfg.memory.advantage_capacity, W, A, derive_seed(seed, 1, 1)),
       strat(cfg.memory.strategy_capacity, W, A, derive_seed(seed, 2));
