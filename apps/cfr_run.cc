@@ -1,5 +1,6 @@
 // cfr-run: Deep CFR training from a TOML config.
 //   cfr-run CONFIG.toml [--set section.key=value]... [--run-dir DIR] [--print-config]
+//   cfr-run --resume RUN_DIR [--set section.key=value]...
 #include <atomic>
 #include <csignal>
 #include <ctime>
@@ -23,15 +24,23 @@ extern "C" void on_sigint(int) { g_stop = true; }
 
 int main(int argc, char** argv) {
   CLI::App app{"cfr-run: train Deep CFR on Lost Cities, Kuhn or Leduc poker from a TOML config"};
-  std::string config_path, run_dir;
+  std::string config_path, run_dir, resume;
   std::vector<std::string> sets;
   bool print_config = false;
-  app.add_option("CONFIG", config_path, "TOML config (configs/*.toml)")->required();
+  auto* cfg_opt = app.add_option("CONFIG", config_path, "TOML config (configs/*.toml)");
+  app.add_option("--resume", resume, "continue the run in RUN_DIR from its latest checkpoint (its config.toml)")
+      ->excludes(cfg_opt);
   app.add_option("--set", sets, "override one key: section.key=value (repeatable)");
   app.add_option("--run-dir", run_dir, "run directory (default runs/<experiment>-<time>)");
   app.add_flag("--print-config", print_config, "print the resolved config and exit");
   CLI11_PARSE(app, argc, argv);
   try {
+    if (config_path.empty() && resume.empty()) throw cfr::InputError("give a CONFIG.toml, or --resume RUN_DIR");
+    if (!resume.empty()) {
+      if (!run_dir.empty() && run_dir != resume) throw cfr::InputError("--resume RUN_DIR already names the run directory; drop --run-dir");
+      run_dir = resume;
+      config_path = resume + "/config.toml";
+    }
     cfr::Config cfg = cfr::load_config(config_path);
     for (const auto& s : sets) cfr::apply_override(cfg, s);
     cfr::validate(cfg);
@@ -47,7 +56,8 @@ int main(int argc, char** argv) {
     }
     std::signal(SIGINT, on_sigint);
     std::signal(SIGTERM, on_sigint);
-    const int done = cfr::run_deep_cfr(cfg, {.run_dir = run_dir, .stop = &g_stop, .progress = isatty(2) != 0});
+    const int done =
+        cfr::run_deep_cfr(cfg, {.run_dir = run_dir, .resume = !resume.empty(), .stop = &g_stop, .progress = isatty(2) != 0});
     std::cerr << fmt::format("cfr-run: {} iteration(s) completed; metrics in {}/metrics.jsonl\n", done, run_dir);
     return 0;
   } catch (const cfr::InputError& e) {

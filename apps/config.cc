@@ -163,6 +163,8 @@ std::vector<ConfigField> fields(Config& c) {
       bool_field("optimization", "reinitialize_advantage", o.reinitialize_advantage, "re-initialise advantage nets every iteration (the paper's recipe)"),
       int_field("memory", "advantage_capacity", c.memory.advantage_capacity, 1, kBig, "samples per advantage memory"),
       int_field("memory", "strategy_capacity", c.memory.strategy_capacity, 1, kBig, "samples in the strategy memory"),
+      int_field("checkpoint", "save_every", c.checkpoint.save_every, 0, 100'000'000, "keep every N-th iteration's checkpoint (0 = only the latest)"),
+      bool_field("checkpoint", "include_memories", c.checkpoint.include_memories, "save the reservoir memories too (exact resume; large)"),
       int_field("evaluation", "eval_every", c.evaluation.eval_every, 0, 100'000'000, "evaluate every N iterations (0 = only at the end)"),
       int_field("evaluation", "games", c.evaluation.games, 0, 100'000'000, "games per bot opponent (lost_cities)"),
       list_field("evaluation", "opponents", c.evaluation.opponents, "bots to play (lost_cities)"),

@@ -65,6 +65,11 @@ struct EvaluationSection {
   int max_steps = 10000;
 };
 
+struct CheckpointSection {
+  int save_every = 50;            // keep a checkpoint every N iterations (the latest is always kept)
+  bool include_memories = false;  // also save the reservoir memories (exact resume)
+};
+
 struct Config {
   RunConfig run;
   lc::Rules rules;
@@ -76,6 +81,7 @@ struct Config {
   OptimizationSection optimization;
   MemorySection memory;
   EvaluationSection evaluation;
+  CheckpointSection checkpoint;
   std::string source = "(defaults)";  // the file the config came from
 };
 

@@ -89,6 +89,129 @@ TabularPolicy network_policy(const GameTree& tree, Evaluator& strategy) {
   return pol;
 }
 
+namespace fs = std::filesystem;
+
+std::string iter_name(int it) { return fmt::format("iter-{:06d}", it); }
+
+void write_text_atomic(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) throw InputError(fmt::format("{}: cannot write", tmp.string()));
+  }
+  fs::rename(tmp, path);
+}
+
+struct Memories {
+  ReservoirMemory* adv0;
+  ReservoirMemory* adv1;
+  ReservoirMemory* strat;
+};
+
+void write_checkpoint(const fs::path& run_dir, const Config& cfg, int iteration, int W, int A, const DeepCfrNetworks& nets,
+                      const Rng& train_rng, const Memories& mem, int previous_latest) {
+  const fs::path dir = run_dir / "checkpoints";
+  fs::create_directories(dir);
+  const fs::path tmp = dir / (".tmp-" + iter_name(iteration));
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  nets.save((tmp / "nets.pt").string());
+  const auto st = train_rng.state();
+  nlohmann::json meta = {{"format", "cfr-deep-cfr-checkpoint"},
+                         {"version", kCheckpointVersion},
+                         {"game", cfg.run.game},
+                         {"iteration", iteration},
+                         {"input_width", W},
+                         {"output_width", A},
+                         {"network", {{"hidden_size", cfg.network.hidden_size}, {"num_layers", cfg.network.num_layers},
+                                      {"activation", cfg.network.activation}}},
+                         {"train_rng", {st.w[0], st.w[1], st.w[2], st.w[3]}},
+                         {"memories", cfg.checkpoint.include_memories}};
+  if (cfg.checkpoint.include_memories) {
+    std::ofstream out(tmp / "memories.bin", std::ios::binary | std::ios::trunc);
+    mem.adv0->save(out);
+    mem.adv1->save(out);
+    mem.strat->save(out);
+    if (!out) throw InputError(fmt::format("{}: cannot write memories", (tmp / "memories.bin").string()));
+  }
+  write_text_atomic(tmp / "meta.json", meta.dump(1) + "\n");
+  const fs::path final_dir = dir / iter_name(iteration);
+  fs::remove_all(final_dir);
+  fs::rename(tmp, final_dir);
+  write_text_atomic(dir / "latest", iter_name(iteration) + "\n");
+  // The previous latest is kept only on save_every boundaries.
+  if (previous_latest > 0 && previous_latest != iteration &&
+      (cfg.checkpoint.save_every <= 0 || previous_latest % cfg.checkpoint.save_every != 0))
+    fs::remove_all(dir / iter_name(previous_latest));
+}
+
+/// Loads the latest checkpoint of run_dir; returns its iteration.
+int read_checkpoint(const fs::path& run_dir, const Config& cfg, int W, int A, DeepCfrNetworks& nets, Rng& train_rng,
+                    const Memories& mem) {
+  const fs::path dir = run_dir / "checkpoints";
+  std::ifstream latest(dir / "latest");
+  std::string name;
+  if (!(latest >> name)) throw InputError(fmt::format("{}: no checkpoint to resume from", (dir / "latest").string()));
+  const fs::path ck = dir / name;
+  const std::string where = (ck / "meta.json").string();
+  nlohmann::json meta;
+  try {
+    std::ifstream in(ck / "meta.json");
+    if (!in) throw InputError(fmt::format("{}: cannot open", where));
+    meta = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("{}: invalid JSON: {}", where, e.what()));
+  }
+  auto need = [&](const char* key) -> const nlohmann::json& {
+    if (!meta.contains(key)) throw InputError(fmt::format("{}: missing field '{}'", where, key));
+    return meta[key];
+  };
+  if (need("format") != "cfr-deep-cfr-checkpoint") throw InputError(fmt::format("{}: not a cfr-run checkpoint", where));
+  if (need("version") != kCheckpointVersion)
+    throw InputError(fmt::format("{}: checkpoint format version {}; this cfr-run reads version {}", where, need("version").dump(), kCheckpointVersion));
+  if (need("game") != cfg.run.game)
+    throw InputError(fmt::format("{}: checkpoint of game {}, the config trains {}", where, need("game").dump(), cfg.run.game));
+  if (need("input_width") != W || need("output_width") != A)
+    throw InputError(fmt::format("{}: checkpoint networks map {} → {} floats, this config needs {} → {}", where,
+                                 need("input_width").dump(), need("output_width").dump(), W, A));
+  const auto& n = need("network");
+  if (n.value("hidden_size", -1) != cfg.network.hidden_size || n.value("num_layers", -1) != cfg.network.num_layers ||
+      n.value("activation", std::string()) != cfg.network.activation)
+    throw InputError(fmt::format("{}: checkpoint network {} differs from the config's {}×{} {}", where, n.dump(),
+                                 cfg.network.num_layers, cfg.network.hidden_size, cfg.network.activation));
+  nets.load((ck / "nets.pt").string());
+  Rng::StateWords st{};
+  const auto& words = need("train_rng");
+  for (int i = 0; i < 4; ++i) st.w[i] = words.at(static_cast<std::size_t>(i)).get<std::uint64_t>();
+  train_rng.set_state(st);
+  if (need("memories").get<bool>()) {
+    std::ifstream in(ck / "memories.bin", std::ios::binary);
+    const std::string mw = (ck / "memories.bin").string();
+    if (!in) throw InputError(fmt::format("{}: cannot open", mw));
+    mem.adv0->load(in, mw);
+    mem.adv1->load(in, mw);
+    mem.strat->load(in, mw);
+  }
+  return need("iteration").get<int>();
+}
+
+/// Keeps the metrics lines of iterations ≤ last (and drops a torn last line), atomically.
+void trim_metrics(const fs::path& path, int last) {
+  std::ifstream in(path);
+  std::string line, kept;
+  while (std::getline(in, line)) {
+    try {
+      const auto j = nlohmann::json::parse(line);
+      if (j.value("iteration", 0) <= last) kept += line + "\n";
+    } catch (const nlohmann::json::exception&) {
+      // a torn line from a crash: dropped
+    }
+  }
+  write_text_atomic(path, kept);
+}
+
 template <class G>
 int train(Config& cfg, const RunOptions& opts, const G& game) {
   configure_torch_threads(cfg.run.torch_threads);
@@ -97,14 +220,11 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   DeepCfrNetworks nets(W, A, NetworkConfig{cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device}, seed);
   std::array<Evaluator*, kNumNets> evals{&nets.evaluator(0), &nets.evaluator(1), &nets.evaluator(2)};
   // The run directory is created once the networks exist, so that a bad device leaves nothing.
-  namespace fs = std::filesystem;
-  if (fs::exists(fs::path(opts.run_dir) / "metrics.jsonl"))
+  if (!opts.resume && fs::exists(fs::path(opts.run_dir) / "metrics.jsonl"))
     throw InputError(fmt::format("run directory {} already holds a run (metrics.jsonl); choose another --run-dir "
                                  "(resuming a run is not implemented yet)", opts.run_dir));
   fs::create_directories(opts.run_dir);
-  {
-    std::ofstream(opts.run_dir + "/config.toml") << to_toml(cfg);
-  }
+  write_text_atomic(fs::path(opts.run_dir) / "config.toml", to_toml(cfg));
   std::ofstream metrics(opts.run_dir + "/metrics.jsonl", std::ios::app);
   std::ofstream log(opts.run_dir + "/log.txt", std::ios::app);
   auto say = [&](const std::string& line) {
@@ -132,6 +252,16 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   strat_train.batch_size = cfg.optimization.strategy_batch_size;
   Rng train_rng(derive_seed(seed, 3));
 
+  const Memories memories{&adv0, &adv1, &strat};
+  int first = 1;
+  if (opts.resume) {
+    first = read_checkpoint(opts.run_dir, cfg, W, A, nets, train_rng, memories) + 1;
+    metrics.close();  // trimming replaces the file: reopen afterwards
+    trim_metrics(fs::path(opts.run_dir) / "metrics.jsonl", first - 1);
+    metrics.open(opts.run_dir + "/metrics.jsonl", std::ios::app);
+  }
+  int latest_checkpoint = first - 1;
+
   std::optional<GameTree> tree;
   if (cfg.run.game != "lost_cities") tree.emplace(build_game_tree(cfg.run.game));
 
@@ -140,8 +270,11 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
                   cfg.network.num_layers, cfg.network.hidden_size, nets.parameters_per_network(), cfg.traversal.scheduler,
                   cfg.traversal.interleave_width, opts.run_dir));
   const auto t_start = Clock::now();
-  int done = 0;
-  for (int it = 1; it <= cfg.run.max_iterations; ++it) {
+  if (opts.resume)
+    say(fmt::format("cfr-run: resumed from the checkpoint of iteration {}{}", first - 1,
+                    cfg.checkpoint.include_memories ? "" : " (memories were not saved: they restart empty)"));
+  int done = first - 1;
+  for (int it = first; it <= cfg.run.max_iterations; ++it) {
     if (opts.stop && opts.stop->load()) break;
     if (cfg.run.max_minutes > 0 && since(t_start) > cfg.run.max_minutes * 60) {
       say(fmt::format("cfr-run: run.max_minutes = {} reached", cfg.run.max_minutes));
@@ -184,7 +317,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     const auto t_train = Clock::now();
     std::array<TrainStats, 3> ts;
     for (int p = 0; p < 2; ++p) {
-      if (cfg.optimization.reinitialize_advantage) nets.reinitialize_advantage(p);
+      if (cfg.optimization.reinitialize_advantage) nets.reinitialize_advantage(p, it);
       ts[static_cast<std::size_t>(p)] = nets.train_advantage(p, *adv[static_cast<std::size_t>(p)], it, adv_train, train_rng);
     }
     ts[2] = nets.train_strategy(strat, it, strat_train, train_rng);
@@ -230,12 +363,15 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     m["iteration_seconds"] = since(t_it);
     metrics << m.dump() << "\n";
     metrics.flush();
+    write_checkpoint(opts.run_dir, cfg, it, W, A, nets, train_rng, memories, latest_checkpoint);
+    latest_checkpoint = it;
     done = it;
     const double elapsed = since(t_start);
+    const int left = cfg.run.max_iterations - it, ran = it - first + 1;
     say(fmt::format("iter {:>4}/{}  traversal {:.1f}s ({:.0f} nodes/s, batch {:.1f})  train {:.1f}s  loss adv {:.3g}/{:.3g} strat {:.3g}  digest {:016x}{}  ETA {:.0f}s",
                     it, cfg.run.max_iterations, traversal_s, traversal_s > 0 ? nodes / traversal_s : 0.0, batch.mean_batch(),
                     train_s, ts[0].mean_loss, ts[1].mean_loss, ts[2].mean_loss, digest.value(), eval_text,
-                    elapsed / it * (cfg.run.max_iterations - it)));
+                    elapsed / ran * left));
   }
   return done;
 }

@@ -12,11 +12,19 @@ namespace cfr {
 
 struct RunOptions {
   std::string run_dir;              // created if missing
+  bool resume = false;              // continue the run in run_dir from its latest checkpoint
   const std::atomic<bool>* stop = nullptr;  // set by SIGINT: finish the current step and return
   bool progress = false;            // a live progress line on stderr
 };
 
-/// Runs the whole training; returns the number of completed iterations.
+/// Checkpoints: run_dir/checkpoints/iter-NNNNNN/{meta.json, nets.pt[, memories.bin]}, each
+/// written as a temporary directory and renamed; run_dir/checkpoints/latest names the newest.
+/// meta.json: {"format": "cfr-deep-cfr-checkpoint", "version": 1, game, iteration, widths,
+/// network shape, trainer RNG state, memories}. Loading refuses another format version, game or
+/// network shape with a message saying what differs.
+inline constexpr int kCheckpointVersion = 1;
+
+/// Runs the whole training (or resumes it); returns the last completed iteration.
 int run_deep_cfr(Config& cfg, const RunOptions& opts);
 
 }  // namespace cfr

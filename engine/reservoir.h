@@ -9,8 +9,13 @@
 // Thread-safety: one writer or reader at a time (the trainer thread owns its memories).
 #include <algorithm>
 #include <cstdint>
+#include <istream>
+#include <ostream>
 #include <span>
+#include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "engine/errors.h"
 #include "engine/game.h"
@@ -72,6 +77,39 @@ class ReservoirMemory {
     }
   }
 
+  /// Binary state (for checkpoints): widths, capacity, counts, RNG and every array.
+  void save(std::ostream& out) const {
+    const std::int64_t head[5] = {capacity_, in_w_, out_w_, size_, seen_};
+    out.write(reinterpret_cast<const char*>(head), sizeof head);
+    const auto st = rng_.state();
+    out.write(reinterpret_cast<const char*>(st.w), sizeof st.w);
+    write_vec(out, inputs_);
+    write_vec(out, targets_);
+    write_vec(out, masks_);
+    write_vec(out, iterations_);
+    write_vec(out, order_);
+  }
+  /// Restores what save() wrote; throws InputError (prefixed by `where`) on a truncated stream or
+  /// a memory of another shape.
+  void load(std::istream& in, const std::string& where) {
+    std::int64_t head[5];
+    in.read(reinterpret_cast<char*>(head), sizeof head);
+    if (!in) throw InputError(where + ": truncated reservoir header");
+    if (head[1] != in_w_ || head[2] != out_w_)
+      throw InputError(fmt::format("{}: memory of samples {}→{}, this run needs {}→{}", where, head[1], head[2], in_w_, out_w_));
+    Rng::StateWords st{};
+    in.read(reinterpret_cast<char*>(st.w), sizeof st.w);
+    capacity_ = std::max(capacity_, head[0]);
+    size_ = head[3];
+    seen_ = head[4];
+    rng_.set_state(st);
+    read_vec(in, inputs_, static_cast<std::size_t>(size_ * in_w_), where);
+    read_vec(in, targets_, static_cast<std::size_t>(size_ * out_w_), where);
+    read_vec(in, masks_, static_cast<std::size_t>(size_), where);
+    read_vec(in, iterations_, static_cast<std::size_t>(size_), where);
+    read_vec(in, order_, static_cast<std::size_t>(size_), where);
+  }
+
   std::int64_t size() const noexcept { return size_; }
   std::int64_t seen() const noexcept { return seen_; }
   std::int64_t capacity() const noexcept { return capacity_; }
@@ -89,6 +127,23 @@ class ReservoirMemory {
   std::int32_t iteration(std::int64_t i) const noexcept { return iterations_[static_cast<std::size_t>(i)]; }
 
  private:
+  template <class T>
+  static void write_vec(std::ostream& out, const std::vector<T>& v) {
+    const auto n = static_cast<std::int64_t>(v.size());
+    out.write(reinterpret_cast<const char*>(&n), sizeof n);
+    out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
+  }
+  template <class T>
+  static void read_vec(std::istream& in, std::vector<T>& v, std::size_t expected, const std::string& where) {
+    std::int64_t n = 0;
+    in.read(reinterpret_cast<char*>(&n), sizeof n);
+    if (!in || n < 0 || static_cast<std::size_t>(n) != expected)
+      throw InputError(fmt::format("{}: corrupt reservoir (array of {} where {} expected)", where, n, expected));
+    v.resize(expected);
+    in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(expected * sizeof(T)));
+    if (!in) throw InputError(where + ": truncated reservoir data");
+  }
+
   std::int64_t capacity_;
   int in_w_, out_w_;
   Rng rng_;

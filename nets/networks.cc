@@ -81,6 +81,7 @@ struct DeepCfrNetworks::Impl {
   std::array<std::unique_ptr<torch::optim::AdamW>, kNumNets> optim;
   std::array<std::unique_ptr<TorchEvaluator>, kNumNets> infer;
   double lr = 1e-4, wd = 1e-4;
+  std::uint64_t seed = 0;
   // Batch buffers, reused across steps.
   std::vector<float> bin, btarget, blegal, biter;
 
@@ -110,6 +111,7 @@ DeepCfrNetworks::DeepCfrNetworks(int input_width, int output_width, const Networ
     throw InputError(fmt::format("device = '{}'; valid: cpu, cuda", cfg.device));
   }
   impl_->cfg = cfg;
+  impl_->seed = seed;
   impl_->in = input_width;
   impl_->out = output_width;
   for (int n = 0; n < kNumNets; ++n) {
@@ -137,11 +139,42 @@ void DeepCfrNetworks::publish() {
   for (std::size_t k = 0; k < kNumNets; ++k) copy_weights(impl_->train[k], impl_->infer[k]->net());
 }
 
-void DeepCfrNetworks::reinitialize_advantage(int player) {
+void DeepCfrNetworks::reinitialize_advantage(int player, int iteration) {
   const int n = advantage_net(player);
-  static std::uint64_t counter = 1;
-  impl_->train[static_cast<std::size_t>(n)] = impl_->make(derive_seed(0x726569, static_cast<std::uint64_t>(n), counter++));
+  impl_->train[static_cast<std::size_t>(n)] =
+      impl_->make(derive_seed(impl_->seed, 0x726569, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(iteration)));
   impl_->reset_optimizer(n);
+}
+
+void DeepCfrNetworks::save(const std::string& path) const {
+  torch::serialize::OutputArchive root;
+  for (std::size_t k = 0; k < kNumNets; ++k) {
+    torch::serialize::OutputArchive net, opt;
+    impl_->train[k]->save(net);
+    impl_->optim[k]->save(opt);
+    root.write(fmt::format("net{}", k), net);
+    root.write(fmt::format("optim{}", k), opt);
+  }
+  root.save_to(path);
+}
+
+void DeepCfrNetworks::load(const std::string& path) {
+  try {
+    torch::serialize::InputArchive root;
+    root.load_from(path, impl_->device);
+    for (std::size_t k = 0; k < kNumNets; ++k) {
+      torch::serialize::InputArchive net, opt;
+      root.read(fmt::format("net{}", k), net);
+      root.read(fmt::format("optim{}", k), opt);
+      impl_->train[k]->load(net);
+      impl_->optim[k]->load(opt);
+    }
+  } catch (const c10::Error& e) {
+    std::string what = e.what_without_backtrace();
+    throw InputError(fmt::format("{}: cannot load the networks ({}×{} MLPs, {} → {}): {}", path, impl_->cfg.num_layers,
+                                 impl_->cfg.hidden_size, impl_->in, impl_->out, what.substr(0, what.find('\n'))));
+  }
+  publish();
 }
 
 namespace {

@@ -59,8 +59,15 @@ class DeepCfrNetworks {
   TrainStats train_advantage(int player, ReservoirMemory& memory, int iteration, const TrainConfig& cfg, Rng& rng);
   /// Weighted soft-label cross-entropy of the strategy net (§3).
   TrainStats train_strategy(ReservoirMemory& memory, int iteration, const TrainConfig& cfg, Rng& rng);
-  /// Re-initialises the advantage net of `player` and its optimiser (the paper's recipe).
-  void reinitialize_advantage(int player);
+  /// Re-initialises the advantage net of `player` and its optimiser (the paper's recipe), from a
+  /// seed derived from (seed, player, iteration) so that runs and resumed runs agree.
+  void reinitialize_advantage(int player, int iteration);
+  /// Writes the training nets and optimiser states to `path` (a LibTorch archive; callers write
+  /// a temporary path and rename it).
+  void save(const std::string& path) const;
+  /// Loads what save() wrote and publishes it. Throws InputError naming the file and what does
+  /// not match (e.g. a network of another shape).
+  void load(const std::string& path);
   /// Copies the training weights into the inference snapshots.
   void publish();
 
