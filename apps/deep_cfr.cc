@@ -289,17 +289,27 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     bool stopped = false;
     for (int p = 0; p < 2; ++p) {
       const auto t_phase = Clock::now();
+      auto last_print = Clock::now();
       SamplePipe pipe(W, A, {.capacity_blocks = 8, .block_samples = 4096}, [&](const SampleBlock& b) {
         digest.add(b.advantage);
         digest.add(b.strategy);
         adv[static_cast<std::size_t>(p)]->insert_all(b.advantage);
         strat.insert_all(b.strategy);
+        if (opts.progress && since(last_print) > 0.25) {  // a live line on a terminal (consumer thread)
+          last_print = Clock::now();
+          const int n = b.last_traversal + 1, total = cfg.traversal.traversals_per_player;
+          const double rate = n / std::max(1e-9, since(t_phase));
+          std::fprintf(stderr, "\r  iteration %d/%d  player %d  [%-30s] %d/%d traversals  %.0f/s  phase ETA %.0fs   ", it,
+                       cfg.run.max_iterations, p, std::string(static_cast<std::size_t>(30 * n / total), '#').c_str(), n,
+                       total, rate, (total - n) / std::max(rate, 1e-9));
+        }
       });
       TraversalJob job{.iteration = it, .traverser = p, .num_traversals = cfg.traversal.traversals_per_player,
                        .seed = seed, .input_width = W, .output_width = A,
                        .start = [&](TraversalContext& ctx) { return traverse(ctx, game, topts); }};
       const RunStats st = scheduler->run(job, {evals.data(), evals.size()}, pipe, opts.stop);
       pipe.flush();
+      if (opts.progress) std::fprintf(stderr, "\r%100s\r", "");
       const double s = since(t_phase);
       traversal_s += s;
       nodes += st.nodes;
