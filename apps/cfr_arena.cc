@@ -14,6 +14,9 @@
 #include "engine/errors.h"
 #include "engine/match.h"
 #include "engine/replay.h"
+#ifdef CFR_ARENA_CHECKPOINTS
+#include "apps/checkpoint_policy.h"
+#endif
 
 namespace {
 
@@ -58,7 +61,7 @@ int main(int argc, char** argv) {
   bool json = false, check_bots = false, quiet = false;
   std::string valid_bots;
   for (const auto& n : bot_names()) valid_bots += (valid_bots.empty() ? "" : ", ") + n;
-  app.add_option("--bot0", bot0, "first bot (seat 0 in even games): " + valid_bots);
+  app.add_option("--bot0", bot0, "first bot (seat 0 in even games): " + valid_bots + ", or checkpoint:PATH");
   app.add_option("--bot1", bot1, "second bot");
   app.add_option("--games", games, "number of games")->check(CLI::PositiveNumber);
   app.add_option("--seed", seed, "match seed: game k is dealt with seed + k");
@@ -79,8 +82,13 @@ int main(int argc, char** argv) {
     if (bot0.empty() || bot1.empty())
       throw cfr::InputError("--bot0 and --bot1 are required (or --replay FILE); valid bots: " + valid_bots);
     const Rules rules = rules_json.empty() ? Rules{} : rules_from_json_text(rules_json, "--rules");
+#ifdef CFR_ARENA_CHECKPOINTS
+    auto b0 = cfr::make_any_bot(bot0, rules);
+    auto b1 = cfr::make_any_bot(bot1, rules);
+#else
     auto b0 = make_bot(bot0, rules);
     auto b1 = make_bot(bot1, rules);
+#endif
     const MatchReport r =
         run_match(*b0, *b1, MatchOptions{.games = games, .seed = seed, .max_steps = max_steps, .rules = rules});
     if (json)

@@ -68,8 +68,9 @@ class NetworkBot final : public lc::Bot {
   std::vector<float> in_, out_;
 };
 
-/// The strategy network's policy on every information set of an enumerable game.
-TabularPolicy network_policy(const GameTree& tree, Evaluator& strategy) {
+}  // namespace
+
+TabularPolicy strategy_policy(const GameTree& tree, Evaluator& strategy) {
   const int W = tree.encoding_width(), A = tree.num_distinct_actions(), n = tree.num_infosets();
   std::vector<float> in(static_cast<std::size_t>(n * W)), out(static_cast<std::size_t>(n * A));
   std::vector<ActionMask> legal(static_cast<std::size_t>(n));
@@ -90,6 +91,8 @@ TabularPolicy network_policy(const GameTree& tree, Evaluator& strategy) {
 }
 
 namespace fs = std::filesystem;
+
+namespace {
 
 std::string iter_name(int it) { return fmt::format("iter-{:06d}", it); }
 
@@ -147,14 +150,31 @@ void write_checkpoint(const fs::path& run_dir, const Config& cfg, int iteration,
     fs::remove_all(dir / iter_name(previous_latest));
 }
 
+nlohmann::json check_meta(const fs::path& ck, const Config& cfg, int W, int A);
+
 /// Loads the latest checkpoint of run_dir; returns its iteration.
 int read_checkpoint(const fs::path& run_dir, const Config& cfg, int W, int A, DeepCfrNetworks& nets, Rng& train_rng,
                     const Memories& mem) {
-  const fs::path dir = run_dir / "checkpoints";
-  std::ifstream latest(dir / "latest");
-  std::string name;
-  if (!(latest >> name)) throw InputError(fmt::format("{}: no checkpoint to resume from", (dir / "latest").string()));
-  const fs::path ck = dir / name;
+  const fs::path ck = latest_checkpoint_dir(run_dir.string());
+  const nlohmann::json meta = check_meta(ck, cfg, W, A);
+  nets.load((ck / "nets.pt").string());
+  Rng::StateWords st{};
+  const auto& words = meta.at("train_rng");
+  for (int i = 0; i < 4; ++i) st.w[i] = words.at(static_cast<std::size_t>(i)).get<std::uint64_t>();
+  train_rng.set_state(st);
+  if (meta.at("memories").get<bool>()) {
+    std::ifstream in(ck / "memories.bin", std::ios::binary);
+    const std::string mw = (ck / "memories.bin").string();
+    if (!in) throw InputError(fmt::format("{}: cannot open", mw));
+    mem.adv0->load(in, mw);
+    mem.adv1->load(in, mw);
+    mem.strat->load(in, mw);
+  }
+  return meta.at("iteration").get<int>();
+}
+
+/// Reads and checks a checkpoint's meta.json against the config.
+nlohmann::json check_meta(const fs::path& ck, const Config& cfg, int W, int A) {
   const std::string where = (ck / "meta.json").string();
   nlohmann::json meta;
   try {
@@ -181,20 +201,10 @@ int read_checkpoint(const fs::path& run_dir, const Config& cfg, int W, int A, De
       n.value("activation", std::string()) != cfg.network.activation)
     throw InputError(fmt::format("{}: checkpoint network {} differs from the config's {}×{} {}", where, n.dump(),
                                  cfg.network.num_layers, cfg.network.hidden_size, cfg.network.activation));
-  nets.load((ck / "nets.pt").string());
-  Rng::StateWords st{};
-  const auto& words = need("train_rng");
-  for (int i = 0; i < 4; ++i) st.w[i] = words.at(static_cast<std::size_t>(i)).get<std::uint64_t>();
-  train_rng.set_state(st);
-  if (need("memories").get<bool>()) {
-    std::ifstream in(ck / "memories.bin", std::ios::binary);
-    const std::string mw = (ck / "memories.bin").string();
-    if (!in) throw InputError(fmt::format("{}: cannot open", mw));
-    mem.adv0->load(in, mw);
-    mem.adv1->load(in, mw);
-    mem.strat->load(in, mw);
-  }
-  return need("iteration").get<int>();
+  (void)need("train_rng");
+  (void)need("memories");
+  (void)need("iteration");
+  return meta;
 }
 
 /// Keeps the metrics lines of iterations ≤ last (and drops a torn last line), atomically.
@@ -350,7 +360,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     if (eval_now) {
       const auto t_eval = Clock::now();
       if (tree) {
-        const TabularPolicy pol = network_policy(*tree, nets.evaluator(kStrategyNet));
+        const TabularPolicy pol = strategy_policy(*tree, nets.evaluator(kStrategyNet));
         const auto r = exploitability(pol);
         write_policy_file(opts.run_dir + "/policy.json", pol);
         m["nash_conv"] = r.nash_conv;
@@ -387,6 +397,32 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
 }
 
 }  // namespace
+
+std::string latest_checkpoint_dir(const std::string& run_dir) {
+  const fs::path dir = fs::path(run_dir) / "checkpoints";
+  std::ifstream latest(dir / "latest");
+  std::string name;
+  if (!(latest >> name)) throw InputError(fmt::format("{}: no checkpoint (missing or empty)", (dir / "latest").string()));
+  return (dir / name).string();
+}
+
+int load_checkpoint_networks(const std::string& ck, const Config& cfg, int W, int A, DeepCfrNetworks& nets) {
+  const nlohmann::json meta = check_meta(ck, cfg, W, A);
+  nets.load((fs::path(ck) / "nets.pt").string());
+  return meta.at("iteration").get<int>();
+}
+
+std::pair<int, int> game_widths(const Config& cfg) {
+  if (cfg.run.game == "lost_cities") return {lc::encoding_size(cfg.rules, cfg.encoding), cfg.rules.action_size()};
+  return visit_game(cfg.run.game, []<class S>(std::type_identity<S>) -> std::pair<int, int> {
+    if constexpr (EnumerableGame<S>) {
+      const S s = S::initial();
+      return {s.info_state_size(), s.num_distinct_actions()};
+    } else {
+      return {0, 0};
+    }
+  });
+}
 
 int run_deep_cfr(Config& cfg, const RunOptions& opts) {
   validate(cfg);

@@ -24,6 +24,23 @@ struct RunOptions {
 /// network shape with a message saying what differs.
 inline constexpr int kCheckpointVersion = 1;
 
+class DeepCfrNetworks;
+class GameTree;
+class TabularPolicy;
+class Evaluator;
+
+/// Loads checkpoint directory `ck` into `nets` after checking it matches cfg (format version,
+/// game, widths, network shape); returns its iteration. Restores the trainer RNG and memories
+/// when those pointers are given.
+int load_checkpoint_networks(const std::string& ck, const Config& cfg, int input_width, int output_width,
+                             DeepCfrNetworks& nets);
+/// The directory of the newest checkpoint of a run directory.
+std::string latest_checkpoint_dir(const std::string& run_dir);
+/// The strategy network's policy on every information set of an enumerable game.
+TabularPolicy strategy_policy(const GameTree& tree, Evaluator& strategy);
+/// Input width of the configured game's encoding and its number of actions.
+std::pair<int, int> game_widths(const Config& cfg);
+
 /// Runs the whole training (or resumes it); returns the last completed iteration.
 int run_deep_cfr(Config& cfg, const RunOptions& opts);
 

@@ -1,0 +1,92 @@
+#include "apps/checkpoint_policy.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "apps/deep_cfr.h"
+#include "engine/errors.h"
+#include "engine/game_tree.h"
+#include "engine/traversal.h"
+#include "engine/traversal_games.h"
+#include "nets/networks.h"
+
+namespace cfr {
+
+struct LoadedCheckpoint {
+  std::unique_ptr<DeepCfrNetworks> nets;
+  LostCitiesTraversalGame game;
+};
+
+namespace {
+
+class CheckpointBot final : public lc::Bot {
+ public:
+  explicit CheckpointBot(std::shared_ptr<LoadedCheckpoint> s)
+      : s_(std::move(s)), in_(static_cast<std::size_t>(s_->game.input_width())),
+        out_(static_cast<std::size_t>(s_->game.num_actions())) {}
+  std::string_view name() const noexcept override { return "checkpoint"; }
+  bool deterministic() const noexcept override { return true; }
+  int choose_action(const lc::State& st, Rng&) override {
+    const ActionMask legal = st.legal_mask();
+    s_->game.encode(st, st.current_player(), in_.data());
+    s_->nets->evaluator(kStrategyNet).evaluate(in_, std::span<const ActionMask>(&legal, 1), out_);
+    int best = std::countr_zero(legal);
+    for (ActionMask m = legal; m != 0; m &= m - 1) {
+      const int a = std::countr_zero(m);
+      if (out_[static_cast<std::size_t>(a)] > out_[static_cast<std::size_t>(best)]) best = a;
+    }
+    return best;
+  }
+
+ private:
+  std::shared_ptr<LoadedCheckpoint> s_;
+  std::vector<float> in_, out_;
+};
+
+}  // namespace
+
+CheckpointPolicy load_checkpoint_policy(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (!fs::exists(path)) throw InputError(fmt::format("{}: no such checkpoint or run directory", path));
+  std::string ck = path;
+  if (fs::exists(fs::path(path) / "checkpoints")) ck = latest_checkpoint_dir(path);
+  const fs::path run_dir = fs::path(ck).parent_path().parent_path();
+  const fs::path config = run_dir / "config.toml";
+  if (!fs::exists(config))
+    throw InputError(fmt::format("{}: the run's config.toml is missing ({} expected next to checkpoints/)", ck, config.string()));
+  CheckpointPolicy p;
+  p.config = load_config(config.string());
+  const auto [W, A] = game_widths(p.config);
+  p.state = std::make_shared<LoadedCheckpoint>();
+  p.state->nets = std::make_unique<DeepCfrNetworks>(
+      W, A, NetworkConfig{p.config.network.hidden_size, p.config.network.num_layers, p.config.network.activation, "cpu"},
+      0);
+  p.iteration = load_checkpoint_networks(ck, p.config, W, A, *p.state->nets);
+  p.state->game.rules = p.config.rules;
+  p.state->game.encoding = p.config.encoding;
+  return p;
+}
+
+std::unique_ptr<lc::Bot> CheckpointPolicy::bot() const {
+  if (config.run.game != "lost_cities")
+    throw InputError(fmt::format("a {} checkpoint cannot play Lost Cities", config.run.game));
+  return std::make_unique<CheckpointBot>(state);
+}
+
+TabularPolicy CheckpointPolicy::tabular(const GameTree& tree) const {
+  return strategy_policy(tree, state->nets->evaluator(kStrategyNet));
+}
+
+std::unique_ptr<lc::Bot> make_any_bot(const std::string& name, const lc::Rules& rules) {
+  static constexpr std::string_view kPrefix = "checkpoint:";
+  if (name.rfind(kPrefix, 0) == 0) {
+    const CheckpointPolicy p = load_checkpoint_policy(name.substr(kPrefix.size()));
+    if (!(p.config.rules == rules))
+      throw InputError(fmt::format("{}: the checkpoint was trained with other Lost Cities rules", name));
+    return p.bot();
+  }
+  return lc::make_bot(name, rules);
+}
+
+}  // namespace cfr

@@ -1,0 +1,32 @@
+#pragma once
+// Loading a trained policy from a checkpoint: CHECKPOINT is a checkpoint directory
+// (RUN_DIR/checkpoints/iter-NNNNNN) or a run directory (its latest checkpoint). The run's
+// config.toml gives the game, rules, encoding and network shape.
+#include <memory>
+#include <string>
+
+#include "apps/config.h"
+#include "engine/bots.h"
+#include "engine/policy.h"
+
+namespace cfr {
+
+struct LoadedCheckpoint;  // networks + config (apps/checkpoint_policy.cc)
+
+struct CheckpointPolicy {
+  Config config;
+  int iteration = 0;
+  std::shared_ptr<LoadedCheckpoint> state;
+  /// Lost Cities: the strategy network played greedily (argmax over legal logits) as a Bot.
+  std::unique_ptr<lc::Bot> bot() const;
+  /// Kuhn / Leduc: the strategy network's policy on every information set.
+  TabularPolicy tabular(const GameTree& tree) const;
+};
+
+/// Throws InputError naming the path and what is wrong or missing.
+CheckpointPolicy load_checkpoint_policy(const std::string& path);
+
+/// make_bot, plus "checkpoint:PATH" for a trained policy (Lost Cities checkpoints).
+std::unique_ptr<lc::Bot> make_any_bot(const std::string& name, const lc::Rules& rules);
+
+}  // namespace cfr
