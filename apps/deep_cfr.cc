@@ -234,7 +234,9 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     throw InputError(fmt::format("run directory {} already holds a run (metrics.jsonl); choose another --run-dir "
                                  "(resuming a run is not implemented yet)", opts.run_dir));
   fs::create_directories(opts.run_dir);
-  write_text_atomic(fs::path(opts.run_dir) / "config.toml", to_toml(cfg));
+  // A resumed run's config.toml is rewritten only once its checkpoint has loaded (below): a
+  // refused resume must leave the run directory as it was.
+  if (!opts.resume) write_text_atomic(fs::path(opts.run_dir) / "config.toml", to_toml(cfg));
   std::ofstream metrics(opts.run_dir + "/metrics.jsonl", std::ios::app);
   std::ofstream log(opts.run_dir + "/log.txt", std::ios::app);
   auto say = [&](const std::string& line) {
@@ -266,6 +268,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   int first = 1;
   if (opts.resume) {
     first = read_checkpoint(opts.run_dir, cfg, W, A, nets, train_rng, memories) + 1;
+    write_text_atomic(fs::path(opts.run_dir) / "config.toml", to_toml(cfg));
     metrics.close();  // trimming replaces the file: reopen afterwards
     trim_metrics(fs::path(opts.run_dir) / "metrics.jsonl", first - 1);
     metrics.open(opts.run_dir + "/metrics.jsonl", std::ios::app);
