@@ -16,6 +16,7 @@ packages=(
   libbenchmark-dev zlib1g-dev
   libopenblas0-pthread        # LibTorch only recommends it; the reference BLAS is 35x slower
   libtorch-dev                # LibTorch 1.13 (CPU), only for nets/
+  gnuplot-nox                 # cfr-plot
 )
 
 missing=()
