@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <exception>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 
@@ -300,7 +302,28 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     double traversal_s = 0;
     BatchStats batch;
     bool stopped = false;
+    // Advantage net 0 trains on the trainer thread while player 1's phase traverses: traversals
+    // read only the published snapshots, player 1's phase never touches memory 0, and the trainer
+    // RNG is used in the same order as sequentially (adv 0, adv 1, strategy).
+    std::array<TrainStats, 3> ts;
+    std::thread trainer;
+    std::exception_ptr trainer_error;
+    double adv0_train_s = 0;
+    auto train_adv = [&](int q) {
+      const auto t = Clock::now();
+      if (cfg.optimization.reinitialize_advantage) nets.reinitialize_advantage(q, it);
+      ts[static_cast<std::size_t>(q)] = nets.train_advantage(q, *adv[static_cast<std::size_t>(q)], it, adv_train, train_rng);
+      return since(t);
+    };
     for (int p = 0; p < 2; ++p) {
+      if (p == 1)
+        trainer = std::thread([&] {
+          try {
+            adv0_train_s = train_adv(0);
+          } catch (...) {
+            trainer_error = std::current_exception();
+          }
+        });
       const auto t_phase = Clock::now();
       auto last_print = Clock::now();
       SamplePipe pipe(W, A, {.capacity_blocks = 8, .block_samples = 4096}, [&](const SampleBlock& b) {
@@ -333,19 +356,24 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
         break;
       }
     }
+    const auto t_train = Clock::now();
+    if (trainer.joinable()) trainer.join();
+    if (trainer_error) std::rethrow_exception(trainer_error);
     if (stopped) {
-      say(fmt::format("cfr-run: interrupted during iteration {}'s traversals; its samples are discarded from the log", it));
+      say(fmt::format("cfr-run: interrupted during iteration {}'s traversals; the last checkpoint is iteration {}", it,
+                      latest_checkpoint));
       break;
     }
-    const auto t_train = Clock::now();
-    std::array<TrainStats, 3> ts;
-    for (int p = 0; p < 2; ++p) {
-      if (cfg.optimization.reinitialize_advantage) nets.reinitialize_advantage(p, it);
-      ts[static_cast<std::size_t>(p)] = nets.train_advantage(p, *adv[static_cast<std::size_t>(p)], it, adv_train, train_rng);
-    }
+    const double adv0_wait_s = since(t_train);  // what remained of adv 0's training after the phase
+    const double adv1_s = train_adv(1);
+    const auto t_strat = Clock::now();
     ts[2] = nets.train_strategy(strat, it, strat_train, train_rng);
+    const double strat_s = since(t_strat);
     nets.publish();
     const double train_s = since(t_train);
+    m["train_seconds_advantage"] = {adv0_train_s, adv1_s};
+    m["train_seconds_strategy"] = strat_s;
+    m["train_seconds_adv0_after_phase"] = adv0_wait_s;
     m["traversal_seconds"] = traversal_s;
     m["train_seconds"] = train_s;
     m["nodes"] = nodes;
