@@ -20,17 +20,17 @@ struct LoadedCheckpoint {
 
 namespace {
 
-class CheckpointBot final : public lc::Bot {
+class StrategyBot final : public lc::Bot {
  public:
-  explicit CheckpointBot(std::shared_ptr<LoadedCheckpoint> s)
-      : s_(std::move(s)), in_(static_cast<std::size_t>(s_->game.input_width())),
-        out_(static_cast<std::size_t>(s_->game.num_actions())) {}
+  StrategyBot(Evaluator& net, const LostCitiesTraversalGame& game, std::shared_ptr<void> keep_alive)
+      : net_(net), game_(game), keep_(std::move(keep_alive)), in_(static_cast<std::size_t>(game.input_width())),
+        out_(static_cast<std::size_t>(game.num_actions())) {}
   std::string_view name() const noexcept override { return "checkpoint"; }
   bool deterministic() const noexcept override { return true; }
   int choose_action(const lc::State& st, Rng&) override {
     const ActionMask legal = st.legal_mask();
-    s_->game.encode(st, st.current_player(), in_.data());
-    s_->nets->evaluator(kStrategyNet).evaluate(in_, std::span<const ActionMask>(&legal, 1), out_);
+    game_.encode(st, st.current_player(), in_.data());
+    net_.evaluate(in_, std::span<const ActionMask>(&legal, 1), out_);
     int best = std::countr_zero(legal);
     for (ActionMask m = legal; m != 0; m &= m - 1) {
       const int a = std::countr_zero(m);
@@ -40,11 +40,18 @@ class CheckpointBot final : public lc::Bot {
   }
 
  private:
-  std::shared_ptr<LoadedCheckpoint> s_;
+  Evaluator& net_;
+  const LostCitiesTraversalGame& game_;
+  std::shared_ptr<void> keep_;
   std::vector<float> in_, out_;
 };
 
 }  // namespace
+
+std::unique_ptr<lc::Bot> make_strategy_bot(Evaluator& strategy, const LostCitiesTraversalGame& game,
+                                           std::shared_ptr<void> keep_alive) {
+  return std::make_unique<StrategyBot>(strategy, game, std::move(keep_alive));
+}
 
 CheckpointPolicy load_checkpoint_policy(const std::string& path) {
   namespace fs = std::filesystem;
@@ -71,7 +78,7 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path) {
 std::unique_ptr<lc::Bot> CheckpointPolicy::bot() const {
   if (config.run.game != "lost_cities")
     throw InputError(fmt::format("a {} checkpoint cannot play Lost Cities", config.run.game));
-  return std::make_unique<CheckpointBot>(state);
+  return make_strategy_bot(state->nets->evaluator(kStrategyNet), state->game, state);
 }
 
 TabularPolicy CheckpointPolicy::tabular(const GameTree& tree) const {

@@ -12,6 +12,14 @@
 namespace cfr {
 
 struct LoadedCheckpoint;  // networks + config (apps/checkpoint_policy.cc)
+class Evaluator;
+struct LostCitiesTraversalGame;
+
+/// A strategy network played greedily (argmax over the legal logits, lowest id on ties) as a Lost
+/// Cities bot: the learned policy of evaluations, cfr-eval and cfr-arena. One forward per
+/// decision. `keep_alive` holds whatever owns the evaluator (may be null).
+std::unique_ptr<lc::Bot> make_strategy_bot(Evaluator& strategy, const LostCitiesTraversalGame& game,
+                                           std::shared_ptr<void> keep_alive = nullptr);
 
 struct CheckpointPolicy {
   Config config;

@@ -23,8 +23,8 @@ std::string join(const std::vector<std::string>& v) {
 
 const toml::node& node_of(const void* p) { return *static_cast<const toml::node*>(p); }
 
-ConfigField int_field(std::string section, std::string key, std::int64_t& ref, std::int64_t lo, std::int64_t hi,
-                      std::string help) {
+template <class Int>
+ConfigField int_field(std::string section, std::string key, Int& ref, std::int64_t lo, std::int64_t hi, std::string help) {
   const std::string name = section + "." + key;
   return {section, key, std::move(help),
           [&ref, lo, hi, name](const void* n, const std::string& where) {
@@ -32,20 +32,7 @@ ConfigField int_field(std::string section, std::string key, std::int64_t& ref, s
             if (!v || !node_of(n).is_integer())
               throw InputError(fmt::format("{}: {} must be an integer", where, name));
             if (*v < lo || *v > hi) throw InputError(fmt::format("{}: {} = {} is out of range [{}, {}]", where, name, *v, lo, hi));
-            ref = *v;
-          },
-          [&ref] { return std::to_string(ref); }};
-}
-
-ConfigField int_field(std::string section, std::string key, int& ref, int lo, int hi, std::string help) {
-  const std::string name = section + "." + key;
-  return {section, key, std::move(help),
-          [&ref, lo, hi, name](const void* n, const std::string& where) {
-            const auto v = node_of(n).value<std::int64_t>();
-            if (!v || !node_of(n).is_integer())
-              throw InputError(fmt::format("{}: {} must be an integer", where, name));
-            if (*v < lo || *v > hi) throw InputError(fmt::format("{}: {} = {} is out of range [{}, {}]", where, name, *v, lo, hi));
-            ref = static_cast<int>(*v);
+            ref = static_cast<Int>(*v);
           },
           [&ref] { return std::to_string(ref); }};
 }

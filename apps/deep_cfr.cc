@@ -1,5 +1,7 @@
 #include "apps/deep_cfr.h"
 
+#include "apps/checkpoint_policy.h"
+
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -43,32 +45,6 @@ TraversalOptions traversal_options(const Config& c) {
       .fallback = c.all_negative_fallback == "argmax" ? RmFallback::kArgmax : RmFallback::kUniform,
       .rm_epsilon = t.regret_matching_epsilon};
 }
-
-/// The learned policy as a bot: argmax over the legal logits of the strategy network.
-class NetworkBot final : public lc::Bot {
- public:
-  NetworkBot(Evaluator& strategy, const LostCitiesTraversalGame& game)
-      : net_(strategy), game_(game), in_(static_cast<std::size_t>(game.input_width())),
-        out_(static_cast<std::size_t>(game.num_actions())) {}
-  std::string_view name() const noexcept override { return "deep_cfr"; }
-  bool deterministic() const noexcept override { return true; }
-  int choose_action(const lc::State& s, Rng&) override {
-    const ActionMask legal = s.legal_mask();
-    game_.encode(s, s.current_player(), in_.data());
-    net_.evaluate(in_, std::span<const ActionMask>(&legal, 1), out_);
-    int best = std::countr_zero(legal);
-    for (ActionMask m = legal; m != 0; m &= m - 1) {
-      const int a = std::countr_zero(m);
-      if (out_[static_cast<std::size_t>(a)] > out_[static_cast<std::size_t>(best)]) best = a;
-    }
-    return best;
-  }
-
- private:
-  Evaluator& net_;
-  const LostCitiesTraversalGame& game_;
-  std::vector<float> in_, out_;
-};
 
 }  // namespace
 
@@ -398,7 +374,8 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
         m["exploitability"] = r.exploitability;
         eval_text = fmt::format("  exploitability {:.4f} ({:.0f} mA/g)", r.exploitability, 1e3 * r.exploitability);
       } else if constexpr (std::is_same_v<G, LostCitiesTraversalGame>) {
-        NetworkBot me(nets.evaluator(kStrategyNet), game);
+        auto me_bot = make_strategy_bot(nets.evaluator(kStrategyNet), game);
+        lc::Bot& me = *me_bot;
         nlohmann::json ev = nlohmann::json::object();
         for (const auto& name : cfg.evaluation.opponents) {
           auto bot = lc::make_bot(name, cfg.rules);

@@ -65,6 +65,16 @@ struct ChanceOutcome {
 
 inline constexpr int kMaxChanceOutcomes = 64;
 
+/// The action of one outcome drawn from `outcomes` with a uniform u in [0, 1) (the last outcome
+/// absorbs rounding).
+inline int pick_chance_outcome(std::span<const ChanceOutcome> outcomes, double u) noexcept {
+  for (const ChanceOutcome& o : outcomes) {
+    if (u < o.prob) return o.action;
+    u -= o.prob;
+  }
+  return outcomes.back().action;
+}
+
 /// Games small enough to enumerate (Kuhn, Leduc): a fixed root, explicit chance nodes whose
 /// outcomes are applied with apply_action, and information-set keys for tabular methods and
 /// policy files. At a chance node legal_mask() is the set of outcome actions.

@@ -65,16 +65,7 @@ struct SmallTraversalGame {
     while (s.is_chance_node()) {
       ChanceOutcome out[kMaxChanceOutcomes];
       const int k = s.chance_outcomes(out);
-      double u = rng.uniform();
-      int pick = out[k - 1].action;
-      for (int i = 0; i < k; ++i) {
-        if (u < out[i].prob) {
-          pick = out[i].action;
-          break;
-        }
-        u -= out[i].prob;
-      }
-      s.apply_action(pick);
+      s.apply_action(pick_chance_outcome(std::span<const ChanceOutcome>(out, static_cast<std::size_t>(k)), rng.uniform()));
     }
   }
 };

@@ -56,15 +56,8 @@ void run_conformance(MakeState make_state, const ConformanceOptions& o, AfterSte
               CHECK_THROWS_AS(t.apply_action(a), IllegalActionError);
             }
           }
-          double u = rng.uniform();
-          int pick = out[k - 1].action;
-          for (int i = 0; i < k; ++i) {
-            if (u < out[i].prob) {
-              pick = out[i].action;
-              break;
-            }
-            u -= out[i].prob;
-          }
+          const int pick =
+              pick_chance_outcome(std::span<const ChanceOutcome>(out, static_cast<std::size_t>(k)), rng.uniform());
           const S before = s;
           s.apply_action(pick);
           after_step(before, pick, s);
