@@ -26,6 +26,19 @@ std::string_view to_string(TabularAlgo a) {
   return "?";
 }
 
+namespace {
+
+// The chance edge selected by a uniform u in [0, 1) (the last edge absorbs rounding).
+const GameTree::Edge& sample_chance_edge(std::span<const GameTree::Edge> edges, double u) noexcept {
+  for (const auto& e : edges) {
+    if (u < e.prob) return e;
+    u -= e.prob;
+  }
+  return edges.back();
+}
+
+}  // namespace
+
 TabularSolver::TabularSolver(const GameTree& tree, const TabularOptions& opts)
     : tree_(tree), opts_(opts), A_(tree.num_distinct_actions()), regrets_(tree.table_size(), 0.0),
       cumulative_(tree.table_size(), 0.0), current_(tree.table_size(), 0.0), rng_(opts.seed) {
@@ -106,14 +119,8 @@ double TabularSolver::es_walk(int n, int p) {
   switch (node.kind) {
     case GameTree::Kind::kTerminal:
       return p == 0 ? node.utility0 : -node.utility0;
-    case GameTree::Kind::kChance: {
-      double u = rng_.uniform();
-      for (const auto& e : edges) {
-        if (u < e.prob) return es_walk(e.child, p);
-        u -= e.prob;
-      }
-      return es_walk(edges.back().child, p);
-    }
+    case GameTree::Kind::kChance:
+      return es_walk(sample_chance_edge(edges, rng_.uniform()).child, p);
     case GameTree::Kind::kDecision:
       break;
   }
@@ -149,16 +156,8 @@ double TabularSolver::os_walk(int n, int p, double my_reach, double opp_reach, d
     case GameTree::Kind::kTerminal:
       return p == 0 ? node.utility0 : -node.utility0;
     case GameTree::Kind::kChance: {
-      double u = rng_.uniform();
-      const GameTree::Edge* pick = &edges.back();
-      for (const auto& e : edges) {
-        if (u < e.prob) {
-          pick = &e;
-          break;
-        }
-        u -= e.prob;
-      }
-      return os_walk(pick->child, p, my_reach, opp_reach * pick->prob, sample_reach * pick->prob);
+      const GameTree::Edge& e = sample_chance_edge(edges, rng_.uniform());
+      return os_walk(e.child, p, my_reach, opp_reach * e.prob, sample_reach * e.prob);
     }
     case GameTree::Kind::kDecision:
       break;
