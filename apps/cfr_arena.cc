@@ -59,8 +59,7 @@ int main(int argc, char** argv) {
   int games = 1000, max_steps = 10000;
   std::uint64_t seed = 0;
   bool json = false, check_bots = false, quiet = false;
-  std::string valid_bots;
-  for (const auto& n : bot_names()) valid_bots += (valid_bots.empty() ? "" : ", ") + n;
+  const std::string valid_bots = cfr::join_names(bot_names());
   app.add_option("--bot0", bot0, "first bot (seat 0 in even games): " + valid_bots + ", or checkpoint:PATH");
   app.add_option("--bot1", bot1, "second bot");
   app.add_option("--games", games, "number of games")->check(CLI::PositiveNumber);

@@ -21,7 +21,7 @@ namespace {
 
 struct Series {
   std::string title;
-  std::vector<std::pair<int, double>> points;
+  std::vector<std::pair<int, double>> points = {};
 };
 
 void plot(const fs::path& out_dir, const std::string& name, const std::string& title, const std::string& ylabel,

@@ -15,12 +15,6 @@ namespace cfr {
 
 namespace {
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 const toml::node& node_of(const void* p) { return *static_cast<const toml::node*>(p); }
 
 template <class Int>
@@ -68,7 +62,7 @@ ConfigField choice_field(std::string section, std::string key, std::string& ref,
             if (!node_of(n).is_string()) throw InputError(fmt::format("{}: {} must be a string", where, name));
             const auto v = *node_of(n).value<std::string>();
             if (!choices.empty() && std::find(choices.begin(), choices.end(), v) == choices.end())
-              throw InputError(fmt::format("{}: {} = '{}'; valid: {}", where, name, v, join(choices)));
+              throw InputError(fmt::format("{}: {} = '{}'; valid: {}", where, name, v, join_names(choices)));
             ref = v;
           },
           [&ref] { return fmt::format("\"{}\"", ref); }};
@@ -171,7 +165,7 @@ void apply_table(Config& c, const toml::table& root, const std::string& file) {
     const std::string sec(sec_key.str());
     const auto line = sec_node.source().begin.line;
     if (std::find(sections.begin(), sections.end(), sec) == sections.end())
-      throw InputError(fmt::format("{}:{}: unknown section [{}]; valid sections: {}", file, line, sec, join(sections)));
+      throw InputError(fmt::format("{}:{}: unknown section [{}]; valid sections: {}", file, line, sec, join_names(sections)));
     const auto* tbl = sec_node.as_table();
     if (tbl == nullptr) throw InputError(fmt::format("{}:{}: [{}] must be a table", file, line, sec));
     for (const auto& [key, node] : *tbl) {
@@ -182,7 +176,7 @@ void apply_table(Config& c, const toml::table& root, const std::string& file) {
         std::vector<std::string> keys;
         for (const auto& f : fs)
           if (f.section == sec) keys.push_back(f.key);
-        throw InputError(fmt::format("{}: unknown key '{}.{}'; valid keys in [{}]: {}", where, sec, k, sec, join(keys)));
+        throw InputError(fmt::format("{}: unknown key '{}.{}'; valid keys in [{}]: {}", where, sec, k, sec, join_names(keys)));
       }
       it->set(&node, where);
     }
@@ -232,13 +226,13 @@ void validate(const Config& c) {
   register_builtin_schedulers();
   const auto names = scheduler_names();
   if (std::find(names.begin(), names.end(), c.traversal.scheduler) == names.end())
-    throw InputError(fmt::format("{}: traversal.scheduler = '{}'; registered schedulers: {}", where, c.traversal.scheduler, join(names)));
+    throw InputError(fmt::format("{}: traversal.scheduler = '{}'; registered schedulers: {}", where, c.traversal.scheduler, join_names(names)));
   const auto bots = lc::bot_names();
   for (const auto& b : c.evaluation.opponents)
     if (std::find(bots.begin(), bots.end(), b) == bots.end())
-      throw InputError(fmt::format("{}: evaluation.opponents has '{}'; valid bots: {}", where, b, join(bots)));
+      throw InputError(fmt::format("{}: evaluation.opponents has '{}'; valid bots: {}", where, b, join_names(bots)));
   if (std::find(bots.begin(), bots.end(), c.traversal.opponent_bot) == bots.end())
-    throw InputError(fmt::format("{}: traversal.opponent_bot = '{}'; valid bots: {}", where, c.traversal.opponent_bot, join(bots)));
+    throw InputError(fmt::format("{}: traversal.opponent_bot = '{}'; valid bots: {}", where, c.traversal.opponent_bot, join_names(bots)));
   if (c.traversal.opponent_policy == "bot" && c.run.game != "lost_cities")
     throw InputError(fmt::format("{}: traversal.opponent_policy = 'bot' needs run.game = 'lost_cities'", where));
   if (c.traversal.algorithm == "external_sampling" && c.run.game == "lost_cities")

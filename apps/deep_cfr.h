@@ -30,8 +30,7 @@ class TabularPolicy;
 class Evaluator;
 
 /// Loads checkpoint directory `ck` into `nets` after checking it matches cfg (format version,
-/// game, widths, network shape); returns its iteration. Restores the trainer RNG and memories
-/// when those pointers are given.
+/// game, widths, network shape); returns its iteration.
 int load_checkpoint_networks(const std::string& ck, const Config& cfg, int input_width, int output_width,
                              DeepCfrNetworks& nets);
 /// The directory of the newest checkpoint of a run directory.

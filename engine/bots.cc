@@ -389,9 +389,7 @@ std::unique_ptr<Bot> make_bot(std::string_view name, const Rules& rules) {
     return std::make_unique<HeuristicBot>(std::string(name), rules, HeuristicParams::cautious(), 0.0);
   if (name == "heuristic_noisy")
     return std::make_unique<HeuristicBot>(std::string(name), rules, HeuristicParams::balanced(), 0.15);
-  std::string valid;
-  for (const auto& n : bot_names()) valid += (valid.empty() ? "" : ", ") + n;
-  throw InputError(fmt::format("unknown bot '{}'; valid bots: {}", name, valid));
+  throw InputError(fmt::format("unknown bot '{}'; valid bots: {}", name, join_names(bot_names())));
 }
 
 }  // namespace cfr::lc

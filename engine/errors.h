@@ -2,6 +2,7 @@
 // Typed exceptions for user input and API misuse, and the always-on boundary check macro.
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -25,6 +26,13 @@ class CheckError : public std::logic_error {
  public:
   using std::logic_error::logic_error;
 };
+
+/// "a, b, c": the valid choices in an error message.
+inline std::string join_names(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
 
 [[noreturn]] void check_failed(const char* file, int line, const char* expr, const std::string& msg);
 

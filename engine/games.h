@@ -22,12 +22,6 @@ namespace cfr {
 inline std::vector<std::string> game_names() { return {"lost_cities", "kuhn", "leduc"}; }
 inline std::vector<std::string> enumerable_game_names() { return {"kuhn", "leduc"}; }
 
-inline std::string join_names(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& n : v) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
 /// Calls f(std::type_identity<State>{}) for the named game; throws InputError naming the valid
 /// games for any other name.
 template <class F>

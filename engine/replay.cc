@@ -33,9 +33,9 @@ Rules rules_from_json(const json& j, std::string_view where) {
     for (const auto& kk : kKnobs)
       if (key == kk.name) k = &kk;
     if (k == nullptr) {
-      std::string valid;
-      for (const auto& kk : kKnobs) valid += std::string(valid.empty() ? "" : ", ") + kk.name;
-      throw InputError(fmt::format("{}: unknown rules knob '{}'; valid knobs: {}", where, key, valid));
+      std::vector<std::string> valid;
+      for (const auto& kk : kKnobs) valid.emplace_back(kk.name);
+      throw InputError(fmt::format("{}: unknown rules knob '{}'; valid knobs: {}", where, key, join_names(valid)));
     }
     if (!value.is_number_integer())
       throw InputError(fmt::format("{}: rules.{} must be an integer, got {}", where, key, value.dump()));

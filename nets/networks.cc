@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include <dlfcn.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -85,8 +87,8 @@ struct DeepCfrNetworks::Impl {
   // Batch buffers, reused across steps.
   std::vector<float> bin, btarget, blegal, biter;
 
-  Mlp make(std::uint64_t seed) {
-    torch::manual_seed(seed);
+  Mlp make(std::uint64_t net_seed) {
+    torch::manual_seed(net_seed);
     Mlp m(in, out, cfg);
     m->to(device);
     return m;
@@ -251,7 +253,8 @@ TrainStats DeepCfrNetworks::train_strategy(ReservoirMemory& memory, int iteratio
 }
 
 void configure_torch_threads(int threads) {
-  setenv("OPENBLAS_NUM_THREADS", "1", 0);
+  using SetThreads = void (*)(int);
+  if (auto* set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(1);
   torch::set_num_threads(std::max(1, threads));
 }
 

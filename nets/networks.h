@@ -82,7 +82,8 @@ class DeepCfrNetworks {
   int in_w_, out_w_;
 };
 
-/// Sets torch to `threads` intra-op threads (and OpenBLAS to 1 via the environment before use).
+/// Sets torch to `threads` intra-op threads and OpenBLAS, when it is the loaded BLAS, to 1 thread
+/// (through openblas_set_num_threads: OPENBLAS_NUM_THREADS is only read when the library loads).
 void configure_torch_threads(int threads);
 
 }  // namespace cfr

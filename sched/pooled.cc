@@ -143,7 +143,6 @@ void server_loop(Shared& sh, Batcher& batcher, int max_batch, int deadline_us,
     return false;
   };
   for (;;) {
-    bool deadline_hit = false;
     auto ready = [&] {
       const int pending = sh.incoming_total + batcher.pending_total();
       return sh.abort || sh.finished == sh.workers || (pending > 0 && (full_net() || none_runnable()));
@@ -158,10 +157,7 @@ void server_loop(Shared& sh, Batcher& batcher, int max_batch, int deadline_us,
       if (sh.incoming_total > 0 && (oldest == 0 || sh.oldest_ns < oldest)) oldest = sh.oldest_ns;
       const auto due = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(oldest)) +
                        std::chrono::microseconds(deadline_us);
-      if (sh.server_cv.wait_until(lock, due) == std::cv_status::timeout) {
-        deadline_hit = true;
-        break;
-      }
+      if (sh.server_cv.wait_until(lock, due) == std::cv_status::timeout) break;
     }
     if (sh.abort) return;
     absorb();
@@ -173,7 +169,6 @@ void server_loop(Shared& sh, Batcher& batcher, int max_batch, int deadline_us,
     for (int n = 0; n < kNumNets; ++n)
       if (batcher.pending(n) >= max_batch) nets |= 1U << n;
     if (nets == 0) nets = policy.choose(batcher);
-    (void)deadline_hit;
     lock.unlock();
     routed.clear();
     try {

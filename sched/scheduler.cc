@@ -119,9 +119,7 @@ std::unique_ptr<Scheduler> make_scheduler(const std::string& name, const Schedul
     if (it != registry().end()) f = it->second.factory;
   }
   if (!f) {
-    std::string valid;
-    for (const auto& n : scheduler_names()) valid += (valid.empty() ? "" : ", ") + n;
-    throw InputError(fmt::format("unknown scheduler '{}'; registered schedulers: {}", name, valid));
+    throw InputError(fmt::format("unknown scheduler '{}'; registered schedulers: {}", name, join_names(scheduler_names())));
   }
   if (config.window < 1) throw InputError(fmt::format("scheduler window = {} must be ≥ 1", config.window));
   if (config.max_batch < 1) throw InputError(fmt::format("scheduler max_batch = {} must be ≥ 1", config.max_batch));
