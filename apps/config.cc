@@ -1,6 +1,7 @@
 #include "apps/config.h"
 
 #include <algorithm>
+#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -139,6 +140,8 @@ std::vector<ConfigField> fields(Config& c) {
       int_field("optimization", "advantage_batch_size", o.advantage_batch_size, 1, 1 << 24, "batch of an advantage step"),
       int_field("optimization", "strategy_batch_size", o.strategy_batch_size, 1, 1 << 24, "batch of a strategy step"),
       real_field("optimization", "learning_rate", o.learning_rate, 0, 10, "AdamW learning rate"),
+      int_field("optimization", "learning_rate_decay_iterations", o.learning_rate_decay_iterations, 0, 100'000'000,
+                "0 = constant learning rate; N = learning_rate / sqrt(1 + (iteration - 1) / N)"),
       real_field("optimization", "weight_decay", o.weight_decay, 0, 10, "AdamW weight decay"),
       real_field("optimization", "grad_clip", o.grad_clip, 0, 1e9, "global gradient-norm clip (0 = none)"),
       bool_field("optimization", "reinitialize_advantage", o.reinitialize_advantage, "re-initialise advantage nets every iteration (the paper's recipe)"),
@@ -186,9 +189,17 @@ void apply_table(Config& c, const toml::table& root, const std::string& file) {
 }  // namespace
 
 Config load_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot open file", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), path);
+}
+
+Config parse_config(std::string_view text, const std::string& path) {
   toml::table root;
   try {
-    root = toml::parse_file(path);
+    root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     throw InputError(fmt::format("{}:{}: TOML syntax error: {}", path, e.source().begin.line, e.description()));
   }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/lost_cities.h"
@@ -50,6 +51,7 @@ struct OptimizationSection {
   int advantage_batch_size = 1024;
   int strategy_batch_size = 1024;
   double learning_rate = 1e-4;
+  int learning_rate_decay_iterations = 0;  // 0 = constant; else lr / sqrt(1 + (t - 1) / this)
   double weight_decay = 1e-4;
   double grad_clip = 1.0;
   bool reinitialize_advantage = false;
@@ -95,6 +97,8 @@ std::vector<ConfigField> fields(Config& c);
 
 /// Parses a TOML file (InputError on any problem, naming file:line and key).
 Config load_config(const std::string& path);
+/// The same from a file's text; `where` names it in errors.
+Config parse_config(std::string_view text, const std::string& where);
 /// Applies "section.key=value" (value parsed as TOML, else taken as a string).
 void apply_override(Config& c, const std::string& assignment);
 /// Cross-field validation (game names, scheduler names, bots), after parsing and overrides.

@@ -1,8 +1,10 @@
 #include "apps/deep_cfr.h"
 
+#include "apps/checkpoint_format.h"
 #include "apps/checkpoint_policy.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <thread>
@@ -99,17 +101,6 @@ void write_checkpoint(const fs::path& run_dir, const Config& cfg, int iteration,
   fs::remove_all(tmp);
   fs::create_directories(tmp);
   nets.save((tmp / "nets.pt").string());
-  const auto st = train_rng.state();
-  nlohmann::json meta = {{"format", "cfr-deep-cfr-checkpoint"},
-                         {"version", kCheckpointVersion},
-                         {"game", cfg.run.game},
-                         {"iteration", iteration},
-                         {"input_width", W},
-                         {"output_width", A},
-                         {"network", {{"hidden_size", cfg.network.hidden_size}, {"num_layers", cfg.network.num_layers},
-                                      {"activation", cfg.network.activation}}},
-                         {"train_rng", {st.w[0], st.w[1], st.w[2], st.w[3]}},
-                         {"memories", cfg.checkpoint.include_memories}};
   if (cfg.checkpoint.include_memories) {
     std::ofstream out(tmp / "memories.bin", std::ios::binary | std::ios::trunc);
     mem.adv0->save(out);
@@ -117,7 +108,7 @@ void write_checkpoint(const fs::path& run_dir, const Config& cfg, int iteration,
     mem.strat->save(out);
     if (!out) throw InputError(fmt::format("{}: cannot write memories", (tmp / "memories.bin").string()));
   }
-  write_text_atomic(tmp / "meta.json", meta.dump(1) + "\n");
+  write_text_atomic(tmp / "meta.json", checkpoint_meta_json(cfg, iteration, W, A, train_rng.state()));
   const fs::path final_dir = dir / iter_name(iteration);
   fs::remove_all(final_dir);
   fs::rename(tmp, final_dir);
@@ -128,61 +119,27 @@ void write_checkpoint(const fs::path& run_dir, const Config& cfg, int iteration,
     fs::remove_all(dir / iter_name(previous_latest));
 }
 
-nlohmann::json check_meta(const fs::path& ck, const Config& cfg, int W, int A);
-
-/// Loads the latest checkpoint of run_dir; returns its iteration.
+/// Loads the latest checkpoint of run_dir; returns its iteration. Leftovers of a checkpoint
+/// write that a crash interrupted (.tmp-* directories, *.tmp files) are removed first.
 int read_checkpoint(const fs::path& run_dir, const Config& cfg, int W, int A, DeepCfrNetworks& nets, Rng& train_rng,
                     const Memories& mem) {
+  const fs::path dir = run_dir / "checkpoints";
+  if (fs::is_directory(dir))
+    for (const auto& e : fs::directory_iterator(dir)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind(".tmp-", 0) == 0 || (name.size() > 4 && name.ends_with(".tmp"))) fs::remove_all(e.path());
+    }
   const fs::path ck = latest_checkpoint_dir(run_dir.string());
-  const nlohmann::json meta = check_meta(ck, cfg, W, A);
+  const CheckpointMeta meta = read_checkpoint_meta(ck.string(), cfg, W, A);
   nets.load((ck / "nets.pt").string());
-  Rng::StateWords st{};
-  const auto& words = meta.at("train_rng");
-  for (int i = 0; i < 4; ++i) st.w[i] = words.at(static_cast<std::size_t>(i)).get<std::uint64_t>();
-  train_rng.set_state(st);
-  if (meta.at("memories").get<bool>()) {
+  train_rng.set_state(meta.train_rng);
+  if (meta.memories) {
     std::ifstream in(ck / "memories.bin", std::ios::binary);
     const std::string mw = (ck / "memories.bin").string();
     if (!in) throw InputError(fmt::format("{}: cannot open", mw));
-    mem.adv0->load(in, mw);
-    mem.adv1->load(in, mw);
-    mem.strat->load(in, mw);
+    read_checkpoint_memories(in, mw, *mem.adv0, *mem.adv1, *mem.strat);
   }
-  return meta.at("iteration").get<int>();
-}
-
-/// Reads and checks a checkpoint's meta.json against the config.
-nlohmann::json check_meta(const fs::path& ck, const Config& cfg, int W, int A) {
-  const std::string where = (ck / "meta.json").string();
-  nlohmann::json meta;
-  try {
-    std::ifstream in(ck / "meta.json");
-    if (!in) throw InputError(fmt::format("{}: cannot open", where));
-    meta = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(fmt::format("{}: invalid JSON: {}", where, e.what()));
-  }
-  auto need = [&](const char* key) -> const nlohmann::json& {
-    if (!meta.contains(key)) throw InputError(fmt::format("{}: missing field '{}'", where, key));
-    return meta[key];
-  };
-  if (need("format") != "cfr-deep-cfr-checkpoint") throw InputError(fmt::format("{}: not a cfr-run checkpoint", where));
-  if (need("version") != kCheckpointVersion)
-    throw InputError(fmt::format("{}: checkpoint format version {}; this cfr-run reads version {}", where, need("version").dump(), kCheckpointVersion));
-  if (need("game") != cfg.run.game)
-    throw InputError(fmt::format("{}: checkpoint of game {}, the config trains {}", where, need("game").dump(), cfg.run.game));
-  if (need("input_width") != W || need("output_width") != A)
-    throw InputError(fmt::format("{}: checkpoint networks map {} → {} floats, this config needs {} → {}", where,
-                                 need("input_width").dump(), need("output_width").dump(), W, A));
-  const auto& n = need("network");
-  if (n.value("hidden_size", -1) != cfg.network.hidden_size || n.value("num_layers", -1) != cfg.network.num_layers ||
-      n.value("activation", std::string()) != cfg.network.activation)
-    throw InputError(fmt::format("{}: checkpoint network {} differs from the config's {}×{} {}", where, n.dump(),
-                                 cfg.network.num_layers, cfg.network.hidden_size, cfg.network.activation));
-  (void)need("train_rng");
-  (void)need("memories");
-  (void)need("iteration");
-  return meta;
+  return meta.iteration;
 }
 
 /// Keeps the metrics lines of iterations ≤ last (and drops a torn last line), atomically.
@@ -234,7 +191,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
                                                                           .max_batch = cfg.traversal.interleave_max_batch,
                                                                           .threads = cfg.traversal.num_workers,
                                                                           .deadline_us = cfg.traversal.deadline_us});
-  const TrainConfig adv_train{cfg.optimization.advantage_updates_per_iteration, cfg.optimization.advantage_batch_size,
+  TrainConfig adv_train{cfg.optimization.advantage_updates_per_iteration, cfg.optimization.advantage_batch_size,
                               cfg.optimization.learning_rate, cfg.optimization.weight_decay, cfg.optimization.grad_clip,
                               cfg.weighting_mode == "lcfr"};
   TrainConfig strat_train = adv_train;
@@ -282,6 +239,12 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     // read only the published snapshots, player 1's phase never touches memory 0, and the trainer
     // RNG is used in the same order as sequentially (adv 0, adv 1, strategy).
     std::array<TrainStats, 3> ts;
+    if (cfg.optimization.learning_rate_decay_iterations > 0) {
+      const double lr = cfg.optimization.learning_rate /
+                        std::sqrt(1.0 + (it - 1) / static_cast<double>(cfg.optimization.learning_rate_decay_iterations));
+      adv_train.learning_rate = strat_train.learning_rate = lr;
+      m["learning_rate"] = lr;
+    }
     std::thread trainer;
     std::exception_ptr trainer_error;
     double adv0_train_s = 0;
@@ -406,18 +369,10 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
 
 }  // namespace
 
-std::string latest_checkpoint_dir(const std::string& run_dir) {
-  const fs::path dir = fs::path(run_dir) / "checkpoints";
-  std::ifstream latest(dir / "latest");
-  std::string name;
-  if (!(latest >> name)) throw InputError(fmt::format("{}: no checkpoint (missing or empty)", (dir / "latest").string()));
-  return (dir / name).string();
-}
-
 int load_checkpoint_networks(const std::string& ck, const Config& cfg, int W, int A, DeepCfrNetworks& nets) {
-  const nlohmann::json meta = check_meta(ck, cfg, W, A);
+  const CheckpointMeta meta = read_checkpoint_meta(ck, cfg, W, A);
   nets.load((fs::path(ck) / "nets.pt").string());
-  return meta.at("iteration").get<int>();
+  return meta.iteration;
 }
 
 std::pair<int, int> game_widths(const Config& cfg) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <string>
 
+#include "apps/checkpoint_format.h"
 #include "apps/config.h"
 
 namespace cfr {
@@ -17,13 +18,7 @@ struct RunOptions {
   bool progress = false;            // a live progress line on stderr
 };
 
-/// Checkpoints: run_dir/checkpoints/iter-NNNNNN/{meta.json, nets.pt[, memories.bin]}, each
-/// written as a temporary directory and renamed; run_dir/checkpoints/latest names the newest.
-/// meta.json: {"format": "cfr-deep-cfr-checkpoint", "version": 1, game, iteration, widths,
-/// network shape, trainer RNG state, memories}. Loading refuses another format version, game or
-/// network shape with a message saying what differs.
-inline constexpr int kCheckpointVersion = 1;
-
+/// Checkpoints: see apps/checkpoint_format.h.
 class DeepCfrNetworks;
 class GameTree;
 class TabularPolicy;
@@ -33,8 +28,6 @@ class Evaluator;
 /// game, widths, network shape); returns its iteration.
 int load_checkpoint_networks(const std::string& ck, const Config& cfg, int input_width, int output_width,
                              DeepCfrNetworks& nets);
-/// The directory of the newest checkpoint of a run directory.
-std::string latest_checkpoint_dir(const std::string& run_dir);
 /// The strategy network's policy on every information set of an enumerable game.
 TabularPolicy strategy_policy(const GameTree& tree, Evaluator& strategy);
 /// Input width of the configured game's encoding and its number of actions.

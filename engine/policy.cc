@@ -50,9 +50,13 @@ PolicyFile read_policy_file(const std::string& path) {
   if (!in) throw InputError(fmt::format("{}: cannot open file", path));
   std::stringstream ss;
   ss << in.rdbuf();
+  return parse_policy_file(ss.str(), path);
+}
+
+PolicyFile parse_policy_file(std::string_view text, const std::string& path) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(ss.str());
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: invalid JSON: {}", path, e.what()));
   }

@@ -4,6 +4,7 @@
 // Kuhn rows are [pass, bet]; Leduc rows are [fold, call, raise] with 0 for illegal actions.
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/game_tree.h"
@@ -48,6 +49,8 @@ struct PolicyFile {
   std::vector<std::pair<std::string, std::vector<double>>> rows;
 };
 PolicyFile read_policy_file(const std::string& path);
+/// The same from a file's text; `where` names it in errors.
+PolicyFile parse_policy_file(std::string_view text, const std::string& where);
 
 /// The policy of a file's rows on `tree`: every information set must be defined, every key must
 /// exist, every row must have num_distinct_actions entries and be a valid distribution

@@ -89,25 +89,54 @@ class ReservoirMemory {
     write_vec(out, iterations_);
     write_vec(out, order_);
   }
-  /// Restores what save() wrote; throws InputError (prefixed by `where`) on a truncated stream or
-  /// a memory of another shape.
+  /// Restores what save() wrote; throws InputError (prefixed by `where`) on a truncated or
+  /// corrupt stream, a memory of another shape, or one holding more samples than this memory's
+  /// capacity. Nothing is allocated beyond what the stream holds; on error the memory is empty.
   void load(std::istream& in, const std::string& where) {
+    clear();
     std::int64_t head[5];
     in.read(reinterpret_cast<char*>(head), sizeof head);
     if (!in) throw InputError(where + ": truncated reservoir header");
     if (head[1] != in_w_ || head[2] != out_w_)
       throw InputError(fmt::format("{}: memory of samples {}→{}, this run needs {}→{}", where, head[1], head[2], in_w_, out_w_));
+    if (head[0] < 1 || head[3] < 0 || head[3] > head[0] || head[4] < head[3])
+      throw InputError(fmt::format("{}: corrupt reservoir header (capacity {}, size {}, seen {})", where, head[0], head[3], head[4]));
+    if (head[3] > capacity_)
+      throw InputError(fmt::format("{}: the memory holds {} samples, more than the configured capacity {}", where, head[3],
+                                   capacity_));
     Rng::StateWords st{};
     in.read(reinterpret_cast<char*>(st.w), sizeof st.w);
-    capacity_ = std::max(capacity_, head[0]);
+    if (!in) throw InputError(where + ": truncated reservoir header");
+    const auto n = static_cast<std::size_t>(head[3]);
+    try {
+      read_vec(in, inputs_, n * static_cast<std::size_t>(in_w_), where);
+      read_vec(in, targets_, n * static_cast<std::size_t>(out_w_), where);
+      read_vec(in, masks_, n, where);
+      read_vec(in, iterations_, n, where);
+      read_vec(in, order_, n, where);
+      std::vector<bool> hit(n);
+      for (const std::int64_t s : order_) {
+        if (s < 0 || s >= head[3] || hit[static_cast<std::size_t>(s)])
+          throw InputError(fmt::format("{}: corrupt reservoir (batch order is not a permutation)", where));
+        hit[static_cast<std::size_t>(s)] = true;
+      }
+    } catch (...) {
+      clear();
+      throw;
+    }
     size_ = head[3];
     seen_ = head[4];
     rng_.set_state(st);
-    read_vec(in, inputs_, static_cast<std::size_t>(size_ * in_w_), where);
-    read_vec(in, targets_, static_cast<std::size_t>(size_ * out_w_), where);
-    read_vec(in, masks_, static_cast<std::size_t>(size_), where);
-    read_vec(in, iterations_, static_cast<std::size_t>(size_), where);
-    read_vec(in, order_, static_cast<std::size_t>(size_), where);
+  }
+
+  /// Forgets every sample (the capacity and RNG stay).
+  void clear() noexcept {
+    size_ = seen_ = 0;
+    inputs_.clear();
+    targets_.clear();
+    masks_.clear();
+    iterations_.clear();
+    order_.clear();
   }
 
   std::int64_t size() const noexcept { return size_; }
@@ -139,6 +168,16 @@ class ReservoirMemory {
     in.read(reinterpret_cast<char*>(&n), sizeof n);
     if (!in || n < 0 || static_cast<std::size_t>(n) != expected)
       throw InputError(fmt::format("{}: corrupt reservoir (array of {} where {} expected)", where, n, expected));
+    // Allocate only what the stream can still deliver (a corrupt count is not an allocation).
+    const std::istream::pos_type here = in.tellg();
+    if (here != std::istream::pos_type(-1)) {
+      in.seekg(0, std::ios::end);
+      const std::istream::pos_type end = in.tellg();
+      in.seekg(here);
+      if (end != std::istream::pos_type(-1) &&
+          static_cast<std::uint64_t>(end - here) / sizeof(T) < static_cast<std::uint64_t>(expected))
+        throw InputError(where + ": truncated reservoir data");
+    }
     v.resize(expected);
     in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(expected * sizeof(T)));
     if (!in) throw InputError(where + ": truncated reservoir data");

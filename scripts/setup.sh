@@ -17,6 +17,7 @@ packages=(
   libopenblas0-pthread        # LibTorch only recommends it; the reference BLAS is 35x slower
   libtorch-dev                # LibTorch 1.13 (CPU), only for nets/
   gnuplot-nox                 # cfr-plot
+  clang libclang-rt-14-dev    # libFuzzer targets (scripts/fuzz.sh)
 )
 
 missing=()

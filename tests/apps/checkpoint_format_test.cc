@@ -1,0 +1,122 @@
+// The checkpoint format without LibTorch: meta.json of another game, shape or version is refused
+// with a message saying what differs; corrupt memories are refused without allocating what a
+// corrupt header claims; a round trip restores every sample.
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/checkpoint_format.h"
+#include "engine/errors.h"
+#include "engine/reservoir.h"
+
+using namespace cfr;
+
+namespace {
+
+Config kuhn_config() {
+  Config c;
+  c.run.game = "kuhn";
+  c.network.hidden_size = 64;
+  c.network.num_layers = 2;
+  return c;
+}
+constexpr int kW = 7, kA = 2;
+
+std::string meta_with(const std::string& key, const nlohmann::json& value) {
+  auto j = nlohmann::json::parse(checkpoint_meta_json(kuhn_config(), 5, kW, kA, Rng(1).state()));
+  if (value.is_discarded()) j.erase(key);
+  else j[key] = value;
+  return j.dump();
+}
+
+std::string refusal(const std::string& text) {
+  try {
+    (void)parse_checkpoint_meta(text, "ck/meta.json", kuhn_config(), kW, kA);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("checkpoint meta.json round-trips and refuses another game, shape, widths or version") {
+  const Config c = kuhn_config();
+  const auto st = Rng(9).state();
+  const CheckpointMeta m = parse_checkpoint_meta(checkpoint_meta_json(c, 12, kW, kA, st), "m", c, kW, kA);
+  CHECK(m.iteration == 12);
+  CHECK(m.train_rng.w[2] == st.w[2]);
+  CHECK(m.memories == c.checkpoint.include_memories);
+
+  CHECK(refusal(meta_with("game", "leduc")).find("checkpoint of game \"leduc\", the config trains kuhn") != std::string::npos);
+  CHECK(refusal(meta_with("version", 2)).find("format version 2; this cfr-run reads version 1") != std::string::npos);
+  CHECK(refusal(meta_with("input_width", 30)).find("map 30 → 2 floats, this config needs 7 → 2") != std::string::npos);
+  const std::string shape = refusal(meta_with("network", {{"hidden_size", 128}, {"num_layers", 2}, {"activation", "relu"}}));
+  CHECK(shape.find("differs from the config's 2×64 relu") != std::string::npos);
+  CHECK(shape.find("128") != std::string::npos);
+  CHECK(refusal(meta_with("format", "something")).find("not a cfr-run checkpoint") != std::string::npos);
+  CHECK(refusal(meta_with("train_rng", nlohmann::json::value_t::discarded)).find("missing field 'train_rng'") != std::string::npos);
+}
+
+TEST_CASE("checkpoint meta.json with wrong types is an InputError, never another exception") {
+  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"train_rng", "abc"}, {"train_rng", {1, 2, 3}}, {"train_rng", {1, 2, 3, -4}}, {"train_rng", {0, 0, 0, 0}},
+           {"iteration", "7"}, {"iteration", -3}, {"iteration", 1e12}, {"memories", 1}, {"network", 5}}) {
+    CAPTURE(key);
+    CHECK(!refusal(meta_with(key, value)).empty());
+  }
+  CHECK(refusal("[1, 2]").find("not a JSON object") != std::string::npos);
+  CHECK(refusal("{\"format\":").find("invalid JSON") != std::string::npos);
+}
+
+TEST_CASE("checkpoint memories round-trip; corrupt or truncated ones are refused and leave memories empty") {
+  ReservoirMemory a(8, 2, 2, 1), b(8, 2, 2, 2), s(8, 2, 2, 3);
+  const float in[2] = {1, 2}, tg[2] = {3, 4};
+  for (int i = 0; i < 20; ++i) {
+    a.insert(in, tg, 3, i);
+    s.insert(in, tg, 1, i);
+  }
+  std::ostringstream out;
+  a.save(out);
+  b.save(out);
+  s.save(out);
+  const std::string bytes = out.str();
+
+  ReservoirMemory a2(8, 2, 2, 7), b2(8, 2, 2, 8), s2(8, 2, 2, 9);
+  {
+    std::istringstream is(bytes);
+    read_checkpoint_memories(is, "m.bin", a2, b2, s2);
+    CHECK(a2.size() == 8);
+    CHECK(a2.seen() == 20);
+    CHECK(b2.size() == 0);
+    CHECK(s2.iteration(3) == s.iteration(3));
+  }
+  auto refuse = [&](std::string data, const std::string& expect) {
+    ReservoirMemory x(8, 2, 2, 7), y(8, 2, 2, 8), z(8, 2, 2, 9);
+    std::istringstream is(data);
+    try {
+      read_checkpoint_memories(is, "m.bin", x, y, z);
+      FAIL("accepted corrupt memories: ", expect);
+    } catch (const InputError& e) {
+      CHECK_MESSAGE(std::string(e.what()).find(expect) != std::string::npos, e.what());
+    }
+    CHECK(x.size() + y.size() + z.size() == 0);
+  };
+  refuse(bytes.substr(0, bytes.size() - 5), "truncated");
+  refuse(bytes + "x", "trailing bytes");
+  std::string huge = bytes;  // size field (4th header word) of memory 0 claims 2^40 samples
+  const std::int64_t big = std::int64_t{1} << 40;
+  huge.replace(3 * sizeof(std::int64_t), sizeof big, reinterpret_cast<const char*>(&big), sizeof big);
+  refuse(huge, "corrupt reservoir header");
+  ReservoirMemory small(4, 2, 2, 1), y(8, 2, 2, 8), z(8, 2, 2, 9);
+  std::istringstream is(bytes);
+  CHECK_THROWS_WITH_AS(read_checkpoint_memories(is, "m.bin", small, y, z),
+                       doctest::Contains("holds 8 samples, more than the configured capacity 4"), InputError);
+  ReservoirMemory wide(8, 3, 2, 1);
+  std::istringstream is2(bytes);
+  CHECK_THROWS_WITH_AS(read_checkpoint_memories(is2, "m.bin", wide, y, z), doctest::Contains("memory of samples 2→2, this run needs 3→2"),
+                       InputError);
+}
