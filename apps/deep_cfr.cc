@@ -3,13 +3,18 @@
 #include "apps/checkpoint_format.h"
 #include "apps/checkpoint_policy.h"
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cmath>
 #include <cstdio>
 #include <exception>
 #include <thread>
 #include <filesystem>
 #include <fstream>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -119,7 +124,8 @@ void write_checkpoint(const fs::path& run_dir, const Config& cfg, int iteration,
     fs::remove_all(dir / iter_name(previous_latest));
 }
 
-/// Loads the latest checkpoint of run_dir; returns its iteration. Leftovers of a checkpoint
+/// Loads the latest checkpoint of run_dir; returns its iteration (0 when the run has none yet:
+/// it restarts from the beginning). Leftovers of a checkpoint
 /// write that a crash interrupted (.tmp-* directories, *.tmp files) are removed first.
 int read_checkpoint(const fs::path& run_dir, const Config& cfg, int W, int A, DeepCfrNetworks& nets, Rng& train_rng,
                     const Memories& mem) {
@@ -129,6 +135,7 @@ int read_checkpoint(const fs::path& run_dir, const Config& cfg, int W, int A, De
       const std::string name = e.path().filename().string();
       if (name.rfind(".tmp-", 0) == 0 || (name.size() > 4 && name.ends_with(".tmp"))) fs::remove_all(e.path());
     }
+  if (!fs::exists(dir / "latest")) return 0;  // killed before its first checkpoint: start over
   const fs::path ck = latest_checkpoint_dir(run_dir.string());
   const CheckpointMeta meta = read_checkpoint_meta(ck.string(), cfg, W, A);
   nets.load((ck / "nets.pt").string());
@@ -141,6 +148,39 @@ int read_checkpoint(const fs::path& run_dir, const Config& cfg, int W, int A, De
   }
   return meta.iteration;
 }
+
+/// metrics.jsonl, appended one whole line per write(2) (O_APPEND): a crash leaves complete lines
+/// (a kill inside a multi-page write could still cut the last one; resume drops such a line).
+class MetricsFile {
+ public:
+  explicit MetricsFile(const std::string& path) { open(path); }
+  ~MetricsFile() { close(); }
+  MetricsFile(const MetricsFile&) = delete;
+  MetricsFile& operator=(const MetricsFile&) = delete;
+  void open(const std::string& path) {
+    close();
+    path_ = path;
+    fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw InputError(fmt::format("{}: cannot open for writing: {}", path, std::strerror(errno)));
+  }
+  void close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  void append(const std::string& line) {
+    std::size_t done = 0;
+    while (done < line.size()) {
+      const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw InputError(fmt::format("{}: cannot write: {}", path_, std::strerror(errno)));
+      done += static_cast<std::size_t>(n);
+    }
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
 
 /// Keeps the metrics lines of iterations ≤ last (and drops a torn last line), atomically.
 void trim_metrics(const fs::path& path, int last) {
@@ -167,12 +207,12 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   // The run directory is created once the networks exist, so that a bad device leaves nothing.
   if (!opts.resume && fs::exists(fs::path(opts.run_dir) / "metrics.jsonl"))
     throw InputError(fmt::format("run directory {} already holds a run (metrics.jsonl); choose another --run-dir "
-                                 "(resuming a run is not implemented yet)", opts.run_dir));
+                                 "or continue it with --resume {}", opts.run_dir, opts.run_dir));
   fs::create_directories(opts.run_dir);
   // A resumed run's config.toml is rewritten only once its checkpoint has loaded (below): a
   // refused resume must leave the run directory as it was.
   if (!opts.resume) write_text_atomic(fs::path(opts.run_dir) / "config.toml", to_toml(cfg));
-  std::ofstream metrics(opts.run_dir + "/metrics.jsonl", std::ios::app);
+  MetricsFile metrics(opts.run_dir + "/metrics.jsonl");
   std::ofstream log(opts.run_dir + "/log.txt", std::ios::app);
   auto say = [&](const std::string& line) {
     std::printf("%s\n", line.c_str());
@@ -206,7 +246,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     write_text_atomic(fs::path(opts.run_dir) / "config.toml", to_toml(cfg));
     metrics.close();  // trimming replaces the file: reopen afterwards
     trim_metrics(fs::path(opts.run_dir) / "metrics.jsonl", first - 1);
-    metrics.open(opts.run_dir + "/metrics.jsonl", std::ios::app);
+    metrics.open(opts.run_dir + "/metrics.jsonl");
   }
   int latest_checkpoint = first - 1;
 
@@ -218,7 +258,8 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
                   cfg.network.num_layers, cfg.network.hidden_size, nets.parameters_per_network(), cfg.traversal.scheduler,
                   cfg.traversal.interleave_width, opts.run_dir));
   const auto t_start = Clock::now();
-  if (opts.resume)
+  if (opts.resume && first == 1) say("cfr-run: the run had no checkpoint yet: restarting from iteration 1");
+  else if (opts.resume)
     say(fmt::format("cfr-run: resumed from the checkpoint of iteration {}{}", first - 1,
                     cfg.checkpoint.include_memories ? "" : " (memories were not saved: they restart empty)"));
   int done = first - 1;
@@ -352,8 +393,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
       m["eval_seconds"] = since(t_eval);
     }
     m["iteration_seconds"] = since(t_it);
-    metrics << m.dump() << "\n";
-    metrics.flush();
+    metrics.append(m.dump() + "\n");
     write_checkpoint(opts.run_dir, cfg, it, W, A, nets, train_rng, memories, latest_checkpoint);
     latest_checkpoint = it;
     done = it;

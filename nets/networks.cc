@@ -175,6 +175,11 @@ void DeepCfrNetworks::load(const std::string& path) {
     std::string what = e.what_without_backtrace();
     throw InputError(fmt::format("{}: cannot load the networks ({}×{} MLPs, {} → {}): {}", path, impl_->cfg.num_layers,
                                  impl_->cfg.hidden_size, impl_->in, impl_->out, what.substr(0, what.find('\n'))));
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {  // anything else a corrupt archive makes LibTorch throw
+    std::string what = e.what();
+    throw InputError(fmt::format("{}: cannot load the networks: {}", path, what.substr(0, what.find('\n'))));
   }
   publish();
 }
