@@ -63,6 +63,9 @@ int main(int argc, char** argv) {
   } catch (const cfr::InputError& e) {
     std::cerr << "cfr-run: error: " << e.what() << "\n";
     return 2;
+  } catch (const cfr::NumericError& e) {
+    std::cerr << "cfr-run: stopped: " << e.what() << "\n";
+    return 4;
   } catch (const std::exception& e) {
     std::cerr << "cfr-run: internal error: " << e.what() << "\n";
     return 3;

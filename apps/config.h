@@ -55,10 +55,14 @@ struct OptimizationSection {
   double weight_decay = 1e-4;
   double grad_clip = 1.0;
   bool reinitialize_advantage = false;
+  std::string nonfinite_policy = "skip";  // skip | stop (NaN/inf in outputs, targets or losses)
 };
 struct MemorySection {
   std::int64_t advantage_capacity = 2'000'000;
   std::int64_t strategy_capacity = 2'000'000;
+  int sample_pipe_blocks = 8;        // bound of the traversal → memory queue, in blocks
+  int sample_block_samples = 4096;   // samples per block
+  bool check_ram = true;             // refuse memories that cannot fit in this machine's RAM
 };
 struct EvaluationSection {
   int eval_every = 5;
@@ -70,6 +74,12 @@ struct EvaluationSection {
 struct CheckpointSection {
   int save_every = 50;            // keep a checkpoint every N iterations (the latest is always kept)
   bool include_memories = false;  // also save the reservoir memories (exact resume)
+};
+
+/// Fault injection, for testing the non-finite policy (0 = off).
+struct FaultsSection {
+  int nonfinite_target_iteration = 0;   // at this iteration one advantage sample's target is NaN
+  int nonfinite_weights_iteration = 0;  // at this iteration advantage net 0's weights become NaN
 };
 
 struct Config {
@@ -84,6 +94,7 @@ struct Config {
   MemorySection memory;
   EvaluationSection evaluation;
   CheckpointSection checkpoint;
+  FaultsSection faults;
   std::string source = "(defaults)";  // the file the config came from
 };
 

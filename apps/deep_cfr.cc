@@ -149,6 +149,57 @@ int read_checkpoint(const fs::path& run_dir, const Config& cfg, int W, int A, De
   return meta.iteration;
 }
 
+/// Refuses, before anything is written, memories that cannot fit in this machine's RAM when full.
+void check_memories_fit(const Config& cfg, int W, int A) {
+  if (!cfg.memory.check_ram) return;
+  const double per = static_cast<double>(ReservoirMemory::bytes_per_sample(W, A));
+  const double need = per * (2.0 * static_cast<double>(cfg.memory.advantage_capacity) +
+                             static_cast<double>(cfg.memory.strategy_capacity));
+  const double ram = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  if (ram > 0 && need > 0.9 * ram)
+    throw InputError(fmt::format(
+        "{}: memory: advantage_capacity = {} and strategy_capacity = {} need {:.1f} GiB when full (2 × {} + {} samples × {} "
+        "bytes of {} → {} floats), more than 90% of this machine's {:.1f} GiB of RAM; lower the capacities (or set "
+        "memory.check_ram = false)",
+        cfg.source, cfg.memory.advantage_capacity, cfg.memory.strategy_capacity, need / kGiB, cfg.memory.advantage_capacity,
+        cfg.memory.strategy_capacity, static_cast<std::int64_t>(per), W, A, ram / kGiB));
+}
+
+/// Resident set size of this process (bytes), from /proc/self/statm; 0 where unavailable.
+std::int64_t resident_bytes() {
+  std::ifstream in("/proc/self/statm");
+  std::int64_t pages = 0, resident = 0;
+  if (!(in >> pages >> resident)) return 0;
+  return resident * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
+}
+
+/// Inserts a buffer's samples whose input and target are finite; returns how many were dropped.
+/// With `poison_first` the first sample's target gets a NaN first (fault injection).
+std::int64_t insert_finite(ReservoirMemory& mem, const SampleBuffer& b, bool poison_first) {
+  std::int64_t dropped = 0;
+  const int in_w = mem.input_width(), out_w = mem.target_width();
+  std::array<float, 64> poisoned{};
+  for (int i = 0; i < b.size(); ++i) {
+    const float* input = b.input(i);
+    const float* target = b.target(i);
+    if (poison_first && i == 0 && out_w <= static_cast<int>(poisoned.size())) {
+      std::copy_n(target, out_w, poisoned.data());
+      poisoned[0] = std::nanf("");
+      target = poisoned.data();
+    }
+    bool finite = true;
+    for (int k = 0; k < in_w && finite; ++k) finite = std::isfinite(input[k]);
+    for (int k = 0; k < out_w && finite; ++k) finite = std::isfinite(target[k]);
+    if (!finite) {
+      ++dropped;
+      continue;
+    }
+    mem.insert(input, target, b.masks[static_cast<std::size_t>(i)], b.iterations[static_cast<std::size_t>(i)]);
+  }
+  return dropped;
+}
+
 /// metrics.jsonl, appended one whole line per write(2) (O_APPEND): a crash leaves complete lines
 /// (a kill inside a multi-page write could still cut the last one; resume drops such a line).
 class MetricsFile {
@@ -201,6 +252,7 @@ template <class G>
 int train(Config& cfg, const RunOptions& opts, const G& game) {
   configure_torch_threads(cfg.run.torch_threads);
   const int W = game.input_width(), A = game.num_actions();
+  check_memories_fit(cfg, W, A);
   const auto seed = static_cast<std::uint64_t>(cfg.run.seed);
   DeepCfrNetworks nets(W, A, NetworkConfig{cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device}, seed);
   std::array<Evaluator*, kNumNets> evals{&nets.evaluator(0), &nets.evaluator(1), &nets.evaluator(2)};
@@ -295,6 +347,9 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
       ts[static_cast<std::size_t>(q)] = nets.train_advantage(q, *adv[static_cast<std::size_t>(q)], it, adv_train, train_rng);
       return since(t);
     };
+    std::array<std::int64_t, 3> dropped{};  // samples with non-finite values, per memory
+    bool poisoned = false;
+    if (it == cfg.faults.nonfinite_weights_iteration) nets.inject_nonfinite_weights(advantage_net(0));
     for (int p = 0; p < 2; ++p) {
       if (p == 1)
         trainer = std::thread([&] {
@@ -306,11 +361,14 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
         });
       const auto t_phase = Clock::now();
       auto last_print = Clock::now();
-      SamplePipe pipe(W, A, {.capacity_blocks = 8, .block_samples = 4096}, [&](const SampleBlock& b) {
+      SamplePipe pipe(W, A, {.capacity_blocks = cfg.memory.sample_pipe_blocks, .block_samples = cfg.memory.sample_block_samples},
+                      [&](const SampleBlock& b) {
         digest.add(b.advantage);
         digest.add(b.strategy);
-        adv[static_cast<std::size_t>(p)]->insert_all(b.advantage);
-        strat.insert_all(b.strategy);
+        const bool poison = it == cfg.faults.nonfinite_target_iteration && p == 0 && !poisoned && b.advantage.size() > 0;
+        poisoned = poisoned || poison;
+        dropped[static_cast<std::size_t>(p)] += insert_finite(*adv[static_cast<std::size_t>(p)], b.advantage, poison);
+        dropped[2] += insert_finite(strat, b.strategy, false);
         if (opts.progress && since(last_print) > 0.25) {  // a live line on a terminal (consumer thread)
           last_print = Clock::now();
           const int n = b.last_traversal + 1, total = cfg.traversal.traversals_per_player;
@@ -364,6 +422,28 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     m["loss_advantage"] = {ts[0].mean_loss, ts[1].mean_loss};
     m["loss_strategy"] = ts[2].mean_loss;
     m["skipped_nonfinite_steps"] = ts[0].skipped_nonfinite + ts[1].skipped_nonfinite + ts[2].skipped_nonfinite;
+    // Non-finite values (deep-cfr.md "Numeric faults"): reported per network with counts; the
+    // policy decides whether the run goes on. Non-finite weights always stop it.
+    std::string fault_report;
+    bool weights_bad = false;
+    {
+      nlohmann::json nf = nlohmann::json::object();
+      static constexpr const char* kNames[3] = {"advantage net 0", "advantage net 1", "strategy net"};
+      for (int n = 0; n < kNumNets; ++n) {
+        const auto k = static_cast<std::size_t>(n);
+        const std::int64_t outs = nets.take_nonfinite_outputs(n), steps = ts[k].skipped_nonfinite, samples = dropped[k];
+        const bool weights_ok = nets.weights_finite(n);
+        weights_bad = weights_bad || !weights_ok;
+        nf[fmt::format("net{}", n)] = {{"outputs", outs}, {"samples_dropped", samples}, {"steps_skipped", steps},
+                                       {"weights_finite", weights_ok}};
+        if (outs || steps || samples || !weights_ok)
+          fault_report += fmt::format("{}{}: {} non-finite output value(s) replaced by 0, {} sample(s) with non-finite "
+                                      "targets dropped, {} training step(s) with a non-finite loss skipped{}",
+                                      fault_report.empty() ? "" : "; ", kNames[n], outs, samples, steps,
+                                      weights_ok ? "" : ", weights are not finite");
+      }
+      m["nonfinite"] = nf;
+    }
     m["memory_size"] = {adv0.size(), adv1.size(), strat.size()};
     m["memory_bytes"] = adv0.bytes() + adv1.bytes() + strat.bytes();
     std::string eval_text;
@@ -393,7 +473,16 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
       m["eval_seconds"] = since(t_eval);
     }
     m["iteration_seconds"] = since(t_it);
+    m["rss_bytes"] = resident_bytes();
     metrics.append(m.dump() + "\n");
+    if (!fault_report.empty()) {
+      say(fmt::format("cfr-run: iteration {}: {}", it, fault_report));
+      if (weights_bad || cfg.optimization.nonfinite_policy == "stop")
+        throw NumericError(fmt::format(
+            "iteration {}: {}; {}; the last checkpoint is iteration {} (resume with --resume {})", it, fault_report,
+            weights_bad ? "non-finite weights cannot be skipped" : "optimization.nonfinite_policy = 'stop'",
+            latest_checkpoint, opts.run_dir));
+    }
     write_checkpoint(opts.run_dir, cfg, it, W, A, nets, train_rng, memories, latest_checkpoint);
     latest_checkpoint = it;
     done = it;

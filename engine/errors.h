@@ -15,6 +15,12 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Non-finite values (NaN, infinity) that the configured policy says stop a run.
+class NumericError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// An action that is not legal in the state it was applied to.
 class IllegalActionError : public std::logic_error {
  public:

@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -57,13 +58,22 @@ class TorchEvaluator final : public Evaluator {
     if (dev_.is_cuda()) y = y.to(torch::kCPU);
     y = y.contiguous();
     std::memcpy(outputs.data(), y.data_ptr<float>(), sizeof(float) * static_cast<std::size_t>(n * out_));
+    std::int64_t bad = 0;
+    for (float& v : outputs.first(static_cast<std::size_t>(n * out_)))
+      if (!std::isfinite(v)) {
+        v = 0.0F;
+        ++bad;
+      }
+    if (bad) nonfinite_.fetch_add(bad, std::memory_order_relaxed);
   }
+  std::int64_t take_nonfinite() { return nonfinite_.exchange(0); }
   Mlp& net() { return net_; }
 
  private:
   Mlp net_;
   int in_, out_;
   torch::Device dev_;
+  std::atomic<std::int64_t> nonfinite_{0};
 };
 
 void copy_weights(const Mlp& from, Mlp& to) {
@@ -139,6 +149,25 @@ std::int64_t DeepCfrNetworks::parameters_per_network() const {
 
 void DeepCfrNetworks::publish() {
   for (std::size_t k = 0; k < kNumNets; ++k) copy_weights(impl_->train[k], impl_->infer[k]->net());
+}
+
+std::int64_t DeepCfrNetworks::take_nonfinite_outputs(int net) {
+  return impl_->infer[static_cast<std::size_t>(net)]->take_nonfinite();
+}
+
+bool DeepCfrNetworks::weights_finite(int net) const {
+  torch::NoGradGuard g;
+  for (const auto& p : impl_->train[static_cast<std::size_t>(net)]->parameters())
+    if (!torch::isfinite(p).all().item<bool>()) return false;
+  return true;
+}
+
+void DeepCfrNetworks::inject_nonfinite_weights(int net) {
+  {
+    torch::NoGradGuard g;
+    for (auto& p : impl_->train[static_cast<std::size_t>(net)]->parameters()) p.fill_(std::nanf(""));
+  }
+  publish();
 }
 
 void DeepCfrNetworks::reinitialize_advantage(int player, int iteration) {

@@ -71,6 +71,15 @@ class DeepCfrNetworks {
   /// Copies the training weights into the inference snapshots.
   void publish();
 
+  /// Output values of network `net` that were NaN or infinite since the last call (each was
+  /// replaced by 0 before the traversal saw it); resets the count.
+  std::int64_t take_nonfinite_outputs(int net);
+  /// Whether every training weight of network `net` is finite.
+  bool weights_finite(int net) const;
+  /// Fault injection (tests of the non-finite policy): sets every weight of network `net` to NaN
+  /// and publishes.
+  void inject_nonfinite_weights(int net);
+
   std::int64_t parameters_per_network() const;
   int input_width() const noexcept { return in_w_; }
   int output_width() const noexcept { return out_w_; }
