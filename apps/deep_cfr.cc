@@ -491,7 +491,8 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     say(fmt::format("iter {:>4}/{}  traversal {:.1f}s ({:.0f} nodes/s, batch {:.1f})  train {:.1f}s  loss adv {:.3g}/{:.3g} strat {:.3g}  digest {:016x}{}  ETA {:.0f}s",
                     it, cfg.run.max_iterations, traversal_s, traversal_s > 0 ? nodes / traversal_s : 0.0, batch.mean_batch(),
                     train_s, ts[0].mean_loss, ts[1].mean_loss, ts[2].mean_loss, digest.value(), eval_text,
-                    elapsed / ran * left));
+                    cfg.run.max_minutes > 0 ? std::min(elapsed / ran * left, std::max(0.0, cfg.run.max_minutes * 60 - elapsed))
+                                            : elapsed / ran * left));
   }
   return done;
 }

@@ -2,6 +2,11 @@
 
 #include <torch/torch.h>
 
+#if CFR_TORCH_CUDA
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
 #include <dlfcn.h>
 
 #include <atomic>
@@ -45,19 +50,31 @@ struct MlpImpl : torch::nn::Module {
 };
 TORCH_MODULE(Mlp);
 
+// Inference on a published snapshot. On CUDA (builds whose LibTorch has CUDA): inputs are
+// copied into a pinned host buffer, sent asynchronously on the evaluator's own stream (so that
+// inference overlaps training on the default stream), and the outputs come back asynchronously
+// into a pinned buffer; one synchronisation per batch.
 class TorchEvaluator final : public Evaluator {
  public:
-  TorchEvaluator(Mlp net, int in, int out, torch::Device dev) : net_(std::move(net)), in_(in), out_(out), dev_(dev) {}
+  TorchEvaluator(Mlp net, int in, int out, torch::Device dev)
+      : net_(std::move(net)), in_(in), out_(out), dev_(dev)
+#if CFR_TORCH_CUDA
+        , stream_(dev.is_cuda() ? c10::cuda::getStreamFromPool(/*isHighPriority=*/true, dev.index() < 0 ? 0 : dev.index())
+                                : c10::cuda::getDefaultCUDAStream())
+#endif
+  {
+  }
   EvaluatorInfo info() const override { return {in_, out_, 256, 1 << 16}; }
   void evaluate(std::span<const float> inputs, std::span<const ActionMask>, std::span<float> outputs) override {
     const auto n = static_cast<std::int64_t>(inputs.size()) / in_;
     torch::InferenceMode guard;
-    auto x = torch::from_blob(const_cast<float*>(inputs.data()), {n, in_}, torch::kFloat32);
-    if (dev_.is_cuda()) x = x.to(dev_, /*non_blocking=*/true);
-    auto y = net_->forward(x);
-    if (dev_.is_cuda()) y = y.to(torch::kCPU);
-    y = y.contiguous();
-    std::memcpy(outputs.data(), y.data_ptr<float>(), sizeof(float) * static_cast<std::size_t>(n * out_));
+    if (dev_.is_cuda()) {
+      evaluate_cuda(inputs, outputs, n);
+    } else {
+      auto x = torch::from_blob(const_cast<float*>(inputs.data()), {n, in_}, torch::kFloat32);
+      auto y = net_->forward(x).contiguous();
+      std::memcpy(outputs.data(), y.data_ptr<float>(), sizeof(float) * static_cast<std::size_t>(n * out_));
+    }
     std::int64_t bad = 0;
     for (float& v : outputs.first(static_cast<std::size_t>(n * out_)))
       if (!std::isfinite(v)) {
@@ -70,10 +87,38 @@ class TorchEvaluator final : public Evaluator {
   Mlp& net() { return net_; }
 
  private:
+  void evaluate_cuda(std::span<const float> inputs, std::span<float> outputs, std::int64_t n) {
+#if CFR_TORCH_CUDA
+    if (!pinned_in_.defined() || pinned_in_.size(0) < n) {
+      const auto host = torch::TensorOptions().dtype(torch::kFloat32).pinned_memory(true);
+      const std::int64_t cap = std::max<std::int64_t>(n, 256);
+      pinned_in_ = torch::empty({cap, in_}, host);
+      pinned_out_ = torch::empty({cap, out_}, host);
+    }
+    std::memcpy(pinned_in_.data_ptr<float>(), inputs.data(), sizeof(float) * static_cast<std::size_t>(n * in_));
+    {
+      c10::cuda::CUDAStreamGuard on(stream_);
+      auto x = pinned_in_.narrow(0, 0, n).to(dev_, /*non_blocking=*/true);
+      auto y = net_->forward(x);
+      pinned_out_.narrow(0, 0, n).copy_(y, /*non_blocking=*/true);
+    }
+    stream_.synchronize();
+    std::memcpy(outputs.data(), pinned_out_.data_ptr<float>(), sizeof(float) * static_cast<std::size_t>(n * out_));
+#else
+    auto x = torch::from_blob(const_cast<float*>(inputs.data()), {n, in_}, torch::kFloat32).to(dev_);
+    auto y = net_->forward(x).to(torch::kCPU).contiguous();
+    std::memcpy(outputs.data(), y.data_ptr<float>(), sizeof(float) * static_cast<std::size_t>(n * out_));
+#endif
+  }
+
   Mlp net_;
   int in_, out_;
   torch::Device dev_;
   std::atomic<std::int64_t> nonfinite_{0};
+#if CFR_TORCH_CUDA
+  c10::cuda::CUDAStream stream_;
+  torch::Tensor pinned_in_, pinned_out_;
+#endif
 };
 
 void copy_weights(const Mlp& from, Mlp& to) {
@@ -94,8 +139,8 @@ struct DeepCfrNetworks::Impl {
   std::array<std::unique_ptr<TorchEvaluator>, kNumNets> infer;
   double lr = 1e-4, wd = 1e-4;
   std::uint64_t seed = 0;
-  // Batch buffers, reused across steps.
-  std::vector<float> bin, btarget, blegal, biter;
+  // Batch buffers (host tensors), reused across steps.
+  torch::Tensor hin, htarget, hlegal, hiter;
 
   Mlp make(std::uint64_t net_seed) {
     torch::manual_seed(net_seed);
@@ -221,10 +266,19 @@ TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, ReservoirMemory& mem, 
   const auto t0 = std::chrono::steady_clock::now();
   if (mem.size() == 0) return st;
   const int b = static_cast<int>(std::min<std::int64_t>(cfg.batch_size, mem.size()));
-  im.bin.resize(static_cast<std::size_t>(b * im.in));
-  im.btarget.resize(static_cast<std::size_t>(b * im.out));
-  im.blegal.resize(static_cast<std::size_t>(b * im.out));
-  im.biter.resize(static_cast<std::size_t>(b));
+  // Batches are sampled straight into host tensors (pinned on CUDA, so the copies to the device
+  // are asynchronous; loss.item() synchronises before the next batch overwrites them).
+  const bool cuda = im.device.is_cuda();
+  if (!im.hin.defined() || im.hin.size(0) < b) {
+    const auto host = torch::TensorOptions().dtype(torch::kFloat32).pinned_memory(cuda);
+    im.hin = torch::empty({b, im.in}, host);
+    im.htarget = torch::empty({b, im.out}, host);
+    im.hlegal = torch::empty({b, im.out}, host);
+    im.hiter = torch::empty({b}, host);
+  }
+  auto span_of = [b](torch::Tensor& t) {
+    return std::span<float>(t.data_ptr<float>(), static_cast<std::size_t>(b * (t.dim() == 2 ? t.size(1) : 1)));
+  };
   auto& model = im.train[static_cast<std::size_t>(net)];
   auto& opt = *im.optim[static_cast<std::size_t>(net)];
   for (auto& g : opt.param_groups()) {
@@ -234,11 +288,11 @@ TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, ReservoirMemory& mem, 
   model->train();
   double sum = 0;
   for (int step = 0; step < cfg.updates; ++step) {
-    mem.sample(b, rng, im.bin, im.btarget, im.blegal, im.biter);
-    auto x = torch::from_blob(im.bin.data(), {b, im.in}, torch::kFloat32).to(im.device);
-    auto target = torch::from_blob(im.btarget.data(), {b, im.out}, torch::kFloat32).to(im.device);
-    auto legal = torch::from_blob(im.blegal.data(), {b, im.out}, torch::kFloat32).to(im.device);
-    auto iters = torch::from_blob(im.biter.data(), {b}, torch::kFloat32).to(im.device);
+    mem.sample(b, rng, span_of(im.hin), span_of(im.htarget), span_of(im.hlegal), span_of(im.hiter));
+    auto x = im.hin.narrow(0, 0, b).to(im.device, cuda);
+    auto target = im.htarget.narrow(0, 0, b).to(im.device, cuda);
+    auto legal = im.hlegal.narrow(0, 0, b).to(im.device, cuda);
+    auto iters = im.hiter.narrow(0, 0, b).to(im.device, cuda);
     opt.zero_grad();
     auto loss = loss_fn(model->forward(x), target, legal, iters);
     const double l = loss.template item<double>();

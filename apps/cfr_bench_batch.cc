@@ -1,0 +1,206 @@
+// cfr-bench-batch: forward (and optionally training-step) time of the configured network by batch
+// size, on CPU or CUDA, to choose batch sizes and scheduler windows (KataGo's benchmark is the
+// model). Warm-up, repeats, median and spread; a table on stdout, CSV or JSON on request, and a
+// recommendation for this machine.
+//   cfr-bench-batch [CONFIG] [--device cpu|cuda] [--batches 1,4,16,64,256,1024,4096] [--train]
+//                   [--repeats 7] [--min-ms 50] [--threads 1] [--csv FILE] [--json FILE]
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "apps/config.h"
+#include "apps/deep_cfr.h"
+#include "engine/errors.h"
+#include "engine/reservoir.h"
+#include "nets/networks.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Timing {
+  double median_us = 0, min_us = 0, max_us = 0;  // per call
+};
+
+/// Times `call` (one batch): warm-up, then `repeats` runs of k calls each, k chosen so that a
+/// run lasts at least min_ms; per-call microseconds.
+template <class F>
+Timing time_calls(F&& call, int repeats, double min_ms) {
+  for (int i = 0; i < 3; ++i) call();
+  int k = 1;
+  for (;;) {
+    const auto t = Clock::now();
+    for (int i = 0; i < k; ++i) call();
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+    if (ms >= min_ms || k >= (1 << 20)) break;
+    k = std::max(k * 2, static_cast<int>(k * min_ms / std::max(ms, 1e-3)));
+  }
+  std::vector<double> us;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t = Clock::now();
+    for (int i = 0; i < k; ++i) call();
+    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count() / k);
+  }
+  std::sort(us.begin(), us.end());
+  return {us[us.size() / 2], us.front(), us.back()};
+}
+
+std::vector<int> parse_batches(const std::string& text) {
+  std::vector<int> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    try {
+      std::size_t used = 0;
+      const int b = std::stoi(item, &used);
+      if (used != item.size() || b < 1 || b > (1 << 20)) throw std::invalid_argument(item);
+      out.push_back(b);
+    } catch (const std::exception&) {
+      throw cfr::InputError(fmt::format("--batches: '{}' is not a batch size between 1 and 1048576", item));
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"cfr-bench-batch: network forward / training-step time by batch size"};
+  std::string config_path, device, batches_text = "1,4,16,64,256,1024,4096", csv_path, json_path;
+  std::vector<std::string> sets;
+  int repeats = 7, threads = 1;
+  double min_ms = 50;
+  bool train = false;
+  app.add_option("CONFIG", config_path, "config whose [network] and game are measured (default: the built-in default, "
+                                         "configs/default.toml's 3×512 Lost Cities nets)");
+  app.add_option("--set", sets, "override one config key: section.key=value (repeatable)");
+  app.add_option("--device", device, "cpu or cuda (default: the config's run.device)");
+  app.add_option("--batches", batches_text, "comma-separated batch sizes");
+  app.add_flag("--train", train, "also time one training step (advantage net: sample, forward, backward, AdamW)");
+  app.add_option("--repeats", repeats, "timed repeats per batch size (median and spread)")->check(CLI::Range(1, 1000));
+  app.add_option("--min-ms", min_ms, "minimum milliseconds per repeat")->check(CLI::Range(1.0, 60000.0));
+  app.add_option("--threads", threads, "LibTorch threads")->check(CLI::Range(1, 256));
+  app.add_option("--csv", csv_path, "write the table as CSV");
+  app.add_option("--json", json_path, "write the results as JSON");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    cfr::Config cfg = config_path.empty() ? cfr::Config{} : cfr::load_config(config_path);
+    for (const auto& s : sets) cfr::apply_override(cfg, s);
+    if (!device.empty()) cfg.run.device = device;
+    cfr::validate(cfg);
+    const std::vector<int> batches = parse_batches(batches_text);
+    cfr::configure_torch_threads(threads);
+    const auto [W, A] = cfr::game_widths(cfg);
+    cfr::DeepCfrNetworks nets(W, A, {cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device}, 1);
+    cfr::Evaluator& ev = nets.evaluator(0);
+    const int max_b = *std::max_element(batches.begin(), batches.end());
+    std::vector<float> in(static_cast<std::size_t>(max_b) * W), out(static_cast<std::size_t>(max_b) * A);
+    std::vector<cfr::ActionMask> legal(static_cast<std::size_t>(max_b), A >= 64 ? ~cfr::ActionMask{0} : (cfr::ActionMask{1} << A) - 1);
+    cfr::Rng rng(7);
+    for (auto& x : in) x = static_cast<float>(rng.below(1000)) / 1000.0F;
+    std::unique_ptr<cfr::ReservoirMemory> mem;
+    if (train) {  // random samples: the step's cost does not depend on their values
+      mem = std::make_unique<cfr::ReservoirMemory>(max_b, W, A, 3);
+      std::vector<float> tgt(static_cast<std::size_t>(A));
+      for (int i = 0; i < max_b; ++i) {
+        for (auto& t : tgt) t = static_cast<float>(rng.below(2000)) / 1000.0F - 1.0F;
+        mem->insert(in.data() + static_cast<std::size_t>(i) * W, tgt.data(), legal[0], 1);
+      }
+    }
+    std::cout << fmt::format("cfr-bench-batch: {}×{} {} MLP, {} → {} floats, {} parameters; device {}; {} torch thread(s); "
+                             "median of {} repeats (≥ {} ms each)\n",
+                             cfg.network.num_layers, cfg.network.hidden_size, cfg.network.activation, W, A,
+                             nets.parameters_per_network(), cfg.run.device, threads, repeats, min_ms);
+    struct Row {
+      int batch;
+      Timing fwd, step;
+    };
+    std::vector<Row> rows;
+    for (const int b : batches) {
+      Row r{b, {}, {}};
+      r.fwd = time_calls([&] {
+        ev.evaluate({in.data(), static_cast<std::size_t>(b) * W}, {legal.data(), static_cast<std::size_t>(b)},
+                    {out.data(), static_cast<std::size_t>(b) * A});
+      }, repeats, min_ms);
+      if (train) {
+        cfr::TrainConfig tc{1, b, 1e-4, 1e-4, 1.0, true};
+        cfr::Rng trng(5);
+        r.step = time_calls([&] { nets.train_advantage(0, *mem, 1, tc, trng); }, repeats, min_ms);
+      }
+      rows.push_back(r);
+    }
+    const double base = rows.front().fwd.median_us / rows.front().batch;
+    std::cout << fmt::format("{:>7} {:>12} {:>12} {:>10} {:>16} {:>11}{}\n", "batch", "µs/call", "µs/state", "vs first",
+                             "spread µs/call", "states/s", train ? fmt::format(" {:>14} {:>14}", "train µs/step", "train µs/state") : "");
+    nlohmann::json js = {{"network", {{"hidden_size", cfg.network.hidden_size}, {"num_layers", cfg.network.num_layers},
+                                      {"activation", cfg.network.activation}, {"input_width", W}, {"output_width", A}}},
+                         {"device", cfg.run.device}, {"threads", threads}, {"repeats", repeats}, {"rows", nlohmann::json::array()}};
+    std::string csv = "batch,us_per_call,us_per_state,efficiency_vs_first,min_us_per_call,max_us_per_call,states_per_second";
+    csv += train ? ",train_us_per_step,train_us_per_state\n" : "\n";
+    for (const auto& r : rows) {
+      const double per = r.fwd.median_us / r.batch, eff = base / per;
+      std::cout << fmt::format("{:>7} {:>12.2f} {:>12.4f} {:>9.1f}× {:>7.1f}–{:<8.1f} {:>11.0f}{}\n", r.batch, r.fwd.median_us, per, eff,
+                               r.fwd.min_us, r.fwd.max_us, 1e6 / per,
+                               train ? fmt::format(" {:>14.1f} {:>14.3f}", r.step.median_us, r.step.median_us / r.batch) : "");
+      csv += fmt::format("{},{:.4f},{:.6f},{:.4f},{:.4f},{:.4f},{:.1f}", r.batch, r.fwd.median_us, per, eff, r.fwd.min_us,
+                         r.fwd.max_us, 1e6 / per);
+      csv += train ? fmt::format(",{:.4f},{:.6f}\n", r.step.median_us, r.step.median_us / r.batch) : "\n";
+      nlohmann::json row = {{"batch", r.batch}, {"us_per_call", r.fwd.median_us}, {"us_per_state", per},
+                            {"efficiency_vs_first", eff}, {"min_us_per_call", r.fwd.min_us}, {"max_us_per_call", r.fwd.max_us}};
+      if (train) row["train_us_per_step"] = r.step.median_us;
+      js["rows"].push_back(row);
+    }
+    // Recommendation: the smallest batch within 10% of the best per-state time (larger batches
+    // only add latency and need more live traversals to fill).
+    double best = 1e300;
+    for (const auto& r : rows) best = std::min(best, r.fwd.median_us / r.batch);
+    int rec = rows.back().batch;
+    for (const auto& r : rows)
+      if (r.fwd.median_us / r.batch <= 1.1 * best) {
+        rec = r.batch;
+        break;
+      }
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const std::string advice =
+        cfg.run.device == "cuda"
+            ? fmt::format("traversal.scheduler = \"pooled\", num_workers = {}, interleave_max_batch = {}, interleave_width = {} "
+                          "(per worker: the batcher merges the workers' requests)",
+                          cores, rec, std::max(64, 2 * rec / static_cast<int>(cores)))
+            : fmt::format("traversal.scheduler = \"interleaved\", interleave_max_batch = {}, interleave_width = {} "
+                          "(a window of live traversals ≥ the batch keeps forwards full)",
+                          rec, std::max(16, rec));
+    std::cout << fmt::format("recommended: batch {} ({:.4f} µs/state, within 10% of the best {:.4f}); {}\n", rec,
+                             [&] { for (const auto& r : rows) if (r.batch == rec) return r.fwd.median_us / r.batch; return 0.0; }(),
+                             best, advice);
+    js["recommended_batch"] = rec;
+    js["recommendation"] = advice;
+    if (!csv_path.empty()) {
+      std::ofstream f(csv_path);
+      f << csv;
+      if (!f) throw cfr::InputError(fmt::format("{}: cannot write", csv_path));
+    }
+    if (!json_path.empty()) {
+      std::ofstream f(json_path);
+      f << js.dump(1) << "\n";
+      if (!f) throw cfr::InputError(fmt::format("{}: cannot write", json_path));
+    }
+    return 0;
+  } catch (const cfr::InputError& e) {
+    std::cerr << "cfr-bench-batch: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "cfr-bench-batch: internal error: " << e.what() << "\n";
+    return 3;
+  }
+}

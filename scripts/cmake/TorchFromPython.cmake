@@ -1,0 +1,38 @@
+# LibTorch as bundled in a Python torch package (PyTorch 2.x wheels: include/ and lib/ inside the
+# package), without its CMake config, which wants the CUDA toolkit. CFR_TORCH_PYTHON names the
+# Python interpreter. Sets TORCH_LIBRARIES (and TORCH_CUDA_LIBRARIES when the package has CUDA)
+# and matches the package's C++ ABI.
+execute_process(
+  COMMAND ${CFR_TORCH_PYTHON} -c "import os, torch; print(os.path.dirname(torch.__file__)); print(int(torch._C._GLIBCXX_USE_CXX11_ABI)); print(torch.__version__); print(torch.version.cuda or '')"
+  OUTPUT_VARIABLE _out RESULT_VARIABLE _rc ERROR_VARIABLE _err OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT _rc EQUAL 0)
+  message(FATAL_ERROR "cfr: CFR_TORCH_PYTHON=${CFR_TORCH_PYTHON} cannot import torch: ${_err}")
+endif()
+string(REPLACE "\n" ";" _out "${_out}")
+list(GET _out 0 _root)
+list(GET _out 1 _abi)
+list(GET _out 2 _version)
+list(LENGTH _out _n)
+set(_cuda "")
+if(_n GREATER 3)
+  list(GET _out 3 _cuda)
+endif()
+message(STATUS "cfr: LibTorch ${_version} from ${_root} (C++11 ABI ${_abi}, CUDA '${_cuda}')")
+add_compile_definitions(_GLIBCXX_USE_CXX11_ABI=${_abi})
+add_library(cfr_torch INTERFACE)
+target_include_directories(cfr_torch SYSTEM INTERFACE ${_root}/include ${_root}/include/torch/csrc/api/include)
+set(_libs torch torch_cpu c10)
+if(_cuda)
+  list(APPEND _libs torch_cuda c10_cuda)
+endif()
+foreach(l ${_libs})
+  find_library(CFR_TORCH_LIB_${l} NAMES ${l} PATHS ${_root}/lib NO_DEFAULT_PATH REQUIRED)
+  target_link_libraries(cfr_torch INTERFACE ${CFR_TORCH_LIB_${l}})
+endforeach()
+# torch_cuda registers its kernels from static initialisers: keep it linked though no symbol of
+# it is referenced directly.
+target_link_options(cfr_torch INTERFACE -Wl,--no-as-needed -Wl,-rpath,${_root}/lib)
+set(TORCH_LIBRARIES cfr_torch)
+if(_cuda)
+  set(TORCH_CUDA_LIBRARIES ${CFR_TORCH_LIB_torch_cuda} ${CFR_TORCH_LIB_c10_cuda})
+endif()
