@@ -43,10 +43,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (opponents.empty()) opponents = cfg.evaluation.opponents;
-    auto me = policy.bot();
+    auto me = policy.batch_bot();  // one forward per round of pending decisions
     for (const auto& name : opponents) {
       auto bot = cfr::lc::make_bot(name, cfg.rules);
-      const auto r = cfr::lc::run_match(*me, *bot, {.games = games, .seed = seed, .max_steps = max_steps, .rules = cfg.rules});
+      const auto r = cfr::lc::run_match_batched(*me, *bot, {.games = games, .seed = seed, .max_steps = max_steps, .rules = cfg.rules});
       std::cout << (json ? cfr::lc::report_json(r) + "\n" : cfr::lc::format_report(r));
     }
     return 0;

@@ -46,7 +46,53 @@ class StrategyBot final : public lc::Bot {
   std::vector<float> in_, out_;
 };
 
+class StrategyBatchBot final : public lc::BatchBot {
+ public:
+  StrategyBatchBot(Evaluator& net, const LostCitiesTraversalGame& game, std::shared_ptr<void> keep_alive)
+      : net_(net), game_(game), keep_(std::move(keep_alive)) {}
+  std::string_view name() const noexcept override { return "checkpoint"; }
+  void choose_actions(std::span<const lc::State* const> states, std::span<int> actions) override {
+    const std::size_t n = states.size(), W = static_cast<std::size_t>(game_.input_width()),
+                      A = static_cast<std::size_t>(game_.num_actions());
+    in_.resize(n * W);
+    out_.resize(n * A);
+    legal_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      legal_[i] = states[i]->legal_mask();
+      game_.encode(*states[i], states[i]->current_player(), in_.data() + i * W);
+    }
+    net_.evaluate(in_, legal_, out_);
+    for (std::size_t i = 0; i < n; ++i) {
+      const float* o = out_.data() + i * A;
+      int best = std::countr_zero(legal_[i]);
+      for (ActionMask m = legal_[i]; m != 0; m &= m - 1) {
+        const int a = std::countr_zero(m);
+        if (o[a] > o[best]) best = a;
+      }
+      actions[i] = best;
+    }
+  }
+
+ private:
+  Evaluator& net_;
+  const LostCitiesTraversalGame& game_;
+  std::shared_ptr<void> keep_;
+  std::vector<float> in_, out_;
+  std::vector<ActionMask> legal_;
+};
+
 }  // namespace
+
+std::unique_ptr<lc::BatchBot> make_strategy_batch_bot(Evaluator& strategy, const LostCitiesTraversalGame& game,
+                                                      std::shared_ptr<void> keep_alive) {
+  return std::make_unique<StrategyBatchBot>(strategy, game, std::move(keep_alive));
+}
+
+std::unique_ptr<lc::BatchBot> CheckpointPolicy::batch_bot() const {
+  if (config.run.game != "lost_cities")
+    throw InputError(fmt::format("a {} checkpoint cannot play Lost Cities", config.run.game));
+  return make_strategy_batch_bot(state->nets->evaluator(kStrategyNet), state->game, state);
+}
 
 std::unique_ptr<lc::Bot> make_strategy_bot(Evaluator& strategy, const LostCitiesTraversalGame& game,
                                            std::shared_ptr<void> keep_alive) {

@@ -7,6 +7,7 @@
 
 #include "apps/config.h"
 #include "engine/bots.h"
+#include "engine/match.h"
 #include "engine/policy.h"
 
 namespace cfr {
@@ -21,12 +22,19 @@ struct LostCitiesTraversalGame;
 std::unique_ptr<lc::Bot> make_strategy_bot(Evaluator& strategy, const LostCitiesTraversalGame& game,
                                            std::shared_ptr<void> keep_alive = nullptr);
 
+/// The same policy deciding many games per forward (lc::run_match_batched): evaluations against
+/// bots run one forward per round of pending decisions, not one per decision.
+std::unique_ptr<lc::BatchBot> make_strategy_batch_bot(Evaluator& strategy, const LostCitiesTraversalGame& game,
+                                                      std::shared_ptr<void> keep_alive = nullptr);
+
 struct CheckpointPolicy {
   Config config;
   int iteration = 0;
   std::shared_ptr<LoadedCheckpoint> state;
   /// Lost Cities: the strategy network played greedily (argmax over legal logits) as a Bot.
   std::unique_ptr<lc::Bot> bot() const;
+  /// The same, deciding many games per forward.
+  std::unique_ptr<lc::BatchBot> batch_bot() const;
   /// Kuhn / Leduc: the strategy network's policy on every information set.
   TabularPolicy tabular(const GameTree& tree) const;
 };

@@ -458,12 +458,12 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
         m["exploitability"] = r.exploitability;
         eval_text = fmt::format("  exploitability {:.4f} ({:.0f} mA/g)", r.exploitability, 1e3 * r.exploitability);
       } else if constexpr (std::is_same_v<G, LostCitiesTraversalGame>) {
-        auto me_bot = make_strategy_bot(nets.evaluator(kStrategyNet), game);
-        lc::Bot& me = *me_bot;
+        // Batched: one forward per round of the games' pending decisions.
+        auto me = make_strategy_batch_bot(nets.evaluator(kStrategyNet), game);
         nlohmann::json ev = nlohmann::json::object();
         for (const auto& name : cfg.evaluation.opponents) {
           auto bot = lc::make_bot(name, cfg.rules);
-          const auto r = lc::run_match(me, *bot, {.games = cfg.evaluation.games, .seed = derive_seed(seed, 4, static_cast<std::uint64_t>(it)),
+          const auto r = lc::run_match_batched(*me, *bot, {.games = cfg.evaluation.games, .seed = derive_seed(seed, 4, static_cast<std::uint64_t>(it)),
                                                   .max_steps = cfg.evaluation.max_steps, .rules = cfg.rules});
           ev[name] = nlohmann::json::parse(lc::report_json(r));
           eval_text += fmt::format("  vs {} {:.2f} ({:+.1f})", name, r.win_rate(), r.avg_diff());

@@ -1,7 +1,9 @@
 #include "engine/match.h"
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -32,22 +34,18 @@ State play_game(Bot& seat0, Bot& seat1, const Rules& rules, std::uint64_t deal_s
   return s;
 }
 
-MatchReport run_match(Bot& bot0, Bot& bot1, const MatchOptions& opts) {
+namespace {
+
+void check_match_options(const MatchOptions& opts) {
   if (opts.games < 0) throw InputError(fmt::format("games = {} must be ≥ 0", opts.games));
   if (opts.max_steps <= 0) throw InputError(fmt::format("max_steps = {} must be > 0", opts.max_steps));
   opts.rules.validate();
-  MatchReport r;
-  r.bot0 = bot0.name();
-  r.bot1 = bot1.name();
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int k = 0; k < opts.games; ++k) {
-    Rng rng0(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 0));
-    Rng rng1(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 1));
-    const bool swapped = (k % 2) == 1;
-    const std::uint64_t deal_seed = opts.seed + static_cast<std::uint64_t>(k);
-    const State s = swapped ? play_game(bot1, bot0, opts.rules, deal_seed, rng1, rng0, opts.max_steps)
-                            : play_game(bot0, bot1, opts.rules, deal_seed, rng0, rng1, opts.max_steps);
-    const int seat0 = swapped ? 1 : 0;
+}
+
+/// Adds game k's final state (bot 0 in seat k % 2) to the report.
+void record_game(MatchReport& r, const State& s, int k) {
+  const int seat0 = (k % 2) == 1 ? 1 : 0;
+  {
     const int a = s.total(seat0), b = s.total(1 - seat0);
     ++r.games;
     if (a > b)
@@ -63,6 +61,85 @@ MatchReport run_match(Bot& bot0, Bot& bot1, const MatchOptions& opts) {
     r.diff_sq_sum += static_cast<double>(a - b) * (a - b);
     r.length_sum += s.move_count();
     r.length_sq_sum += static_cast<double>(s.move_count()) * s.move_count();
+  }
+}
+
+}  // namespace
+
+MatchReport run_match(Bot& bot0, Bot& bot1, const MatchOptions& opts) {
+  check_match_options(opts);
+  MatchReport r;
+  r.bot0 = bot0.name();
+  r.bot1 = bot1.name();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int k = 0; k < opts.games; ++k) {
+    Rng rng0(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 0));
+    Rng rng1(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 1));
+    const bool swapped = (k % 2) == 1;
+    const std::uint64_t deal_seed = opts.seed + static_cast<std::uint64_t>(k);
+    const State s = swapped ? play_game(bot1, bot0, opts.rules, deal_seed, rng1, rng0, opts.max_steps)
+                            : play_game(bot0, bot1, opts.rules, deal_seed, rng0, rng1, opts.max_steps);
+    record_game(r, s, k);
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+MatchReport run_match_batched(BatchBot& bot0, Bot& bot1, const MatchOptions& opts, int parallel) {
+  check_match_options(opts);
+  if (parallel < 1) throw InputError(fmt::format("parallel = {} must be ≥ 1", parallel));
+  MatchReport r;
+  r.bot0 = bot0.name();
+  r.bot1 = bot1.name();
+  const auto t0 = std::chrono::steady_clock::now();
+  struct Live {
+    State s;
+    Rng rng1;
+    int k, steps, seat0;
+  };
+  // Up to `parallel` games are live; a finished game's slot takes the next game, so batches stay
+  // full until the last games.
+  std::vector<Live> live;
+  int next = 0;
+  auto start = [&](int k) {
+    return Live{State::deal(opts.rules, opts.seed + static_cast<std::uint64_t>(k)),
+                Rng(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 1)), k, 0, (k % 2) == 1 ? 1 : 0};
+  };
+  for (; next < std::min(opts.games, parallel); ++next) live.push_back(start(next));
+  std::vector<const State*> pending;
+  std::vector<std::size_t> pending_slot;
+  std::vector<int> actions;
+  while (!live.empty()) {
+    pending.clear();
+    pending_slot.clear();
+    for (std::size_t i = 0; i < live.size();) {
+      Live& g = live[i];
+      // bot 1 moves until it is bot 0's turn or the game is over (as play_game would).
+      while (g.steps < opts.max_steps && !g.s.is_terminal() && g.s.current_player() != g.seat0) {
+        g.s.apply_action(bot1.choose_action(g.s, g.rng1));
+        ++g.steps;
+      }
+      if (g.steps < opts.max_steps && !g.s.is_terminal()) {
+        pending_slot.push_back(i++);
+        continue;
+      }
+      record_game(r, g.s, g.k);
+      if (next < opts.games) {
+        g = start(next++);  // the slot is examined again with its new game
+      } else {
+        g = std::move(live.back());
+        live.pop_back();
+      }
+    }
+    if (pending_slot.empty()) continue;
+    for (const std::size_t i : pending_slot) pending.push_back(&live[i].s);
+    actions.resize(pending.size());
+    bot0.choose_actions(pending, actions);
+    for (std::size_t j = 0; j < pending_slot.size(); ++j) {
+      Live& g = live[pending_slot[j]];
+      g.s.apply_action(actions[j]);
+      ++g.steps;
+    }
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

@@ -4,6 +4,8 @@
 // max_steps actions is stopped and scored as it stands (a timeout). Bot i's RNG for game k is
 // Rng(derive_seed(seed, k, i)), so every match is reproducible from its seed.
 #include <cstdint>
+#include <span>
+#include <string_view>
 #include <string>
 
 #include "engine/bots.h"
@@ -41,6 +43,20 @@ State play_game(Bot& seat0, Bot& seat1, const Rules& rules, std::uint64_t deal_s
                 Rng& rng1, int max_steps);
 
 MatchReport run_match(Bot& bot0, Bot& bot1, const MatchOptions& opts);
+
+/// A deterministic bot that decides many games at once (e.g. one network forward for all).
+class BatchBot {
+ public:
+  virtual ~BatchBot() = default;
+  virtual std::string_view name() const noexcept = 0;
+  /// actions[i] = a legal action for states[i]'s current player. Preconditions: no state is
+  /// terminal; states.size() == actions.size() ≥ 1.
+  virtual void choose_actions(std::span<const State* const> states, std::span<int> actions) = 0;
+};
+
+/// The same protocol, games and report as run_match (bot 1 draws from the same RNG streams), but
+/// up to `parallel` games run in lockstep and bot 0 decides all of its pending moves in one call.
+MatchReport run_match_batched(BatchBot& bot0, Bot& bot1, const MatchOptions& opts, int parallel = 256);
 
 std::string format_report(const MatchReport& r);  // human-readable, several lines
 std::string report_json(const MatchReport& r);     // one JSON object

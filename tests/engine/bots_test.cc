@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -165,4 +166,55 @@ TEST_CASE("the reference's 1000-game match table is reproduced") {
     CHECK(std::abs(r.avg_length() - row.length) <= 0.05 * row.length);
     CHECK(r.timeouts == 0);
   }
+}
+
+namespace {
+// A deterministic bot seen as a BatchBot: decides each pending game in turn, recording batch sizes.
+class Batched final : public cfr::lc::BatchBot {
+ public:
+  explicit Batched(cfr::lc::Bot& bot) : bot_(bot) {}
+  std::string_view name() const noexcept override { return bot_.name(); }
+  void choose_actions(std::span<const cfr::lc::State* const> states, std::span<int> actions) override {
+    cfr::Rng unused(0);
+    for (std::size_t i = 0; i < states.size(); ++i) actions[i] = bot_.choose_action(*states[i], unused);
+    largest = std::max(largest, states.size());
+    ++calls;
+  }
+  std::size_t largest = 0, calls = 0;
+
+ private:
+  cfr::lc::Bot& bot_;
+};
+}  // namespace
+
+TEST_CASE("a batched match plays the same games as run_match, many decisions per call") {
+  using namespace cfr::lc;
+  const Rules rules{};
+  for (const char* opponent : {"random", "heuristic_cautious"}) {
+    CAPTURE(opponent);
+    auto me = make_bot("heuristic_balanced", rules);
+    auto other = make_bot(opponent, rules);
+    const MatchOptions opts{.games = 40, .seed = 11, .max_steps = 10000, .rules = rules};
+    const MatchReport plain = run_match(*me, *other, opts);
+    Batched batched(*me);
+    const MatchReport b = run_match_batched(batched, *other, opts, 16);
+    CHECK(b.games == plain.games);
+    CHECK(b.wins == plain.wins);
+    CHECK(b.losses == plain.losses);
+    CHECK(b.score0_sum == plain.score0_sum);
+    CHECK(b.score1_sum == plain.score1_sum);
+    CHECK(b.length_sum == plain.length_sum);
+    CHECK(b.diff_sq_sum == plain.diff_sq_sum);
+    CHECK(batched.largest == 16);
+    CHECK(batched.calls < plain.length_sum / 2 / 8);  // ≥ 8 decisions per call on average
+  }
+  // A step cap stops games the same way.
+  auto me = make_bot("heuristic_balanced", rules);
+  auto other = make_bot("random", rules);
+  const MatchOptions capped{.games = 6, .seed = 3, .max_steps = 25, .rules = rules};
+  Batched batched(*me);
+  const MatchReport a = run_match(*me, *other, capped), b = run_match_batched(batched, *other, capped, 4);
+  CHECK(a.timeouts == 6);
+  CHECK(b.timeouts == a.timeouts);
+  CHECK(b.score0_sum == a.score0_sum);
 }
