@@ -323,7 +323,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     }
     const auto t_it = Clock::now();
     nlohmann::json m = {{"iteration", it}};
-    SampleDigest digest;
+    SampleDigest digest_adv, digest_strat;  // per stream: independent of how blocks are cut
     std::int64_t nodes = 0;
     double traversal_s = 0;
     BatchStats batch;
@@ -363,8 +363,8 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
       auto last_print = Clock::now();
       SamplePipe pipe(W, A, {.capacity_blocks = cfg.memory.sample_pipe_blocks, .block_samples = cfg.memory.sample_block_samples},
                       [&](const SampleBlock& b) {
-        digest.add(b.advantage);
-        digest.add(b.strategy);
+        digest_adv.add(b.advantage);
+        digest_strat.add(b.strategy);
         const bool poison = it == cfg.faults.nonfinite_target_iteration && p == 0 && !poisoned && b.advantage.size() > 0;
         poisoned = poisoned || poison;
         dropped[static_cast<std::size_t>(p)] += insert_finite(*adv[static_cast<std::size_t>(p)], b.advantage, poison);
@@ -418,6 +418,8 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     m["nodes_per_second"] = traversal_s > 0 ? nodes / traversal_s : 0.0;
     m["batch_mean"] = batch.mean_batch();
     m["forwards"] = batch.forwards;
+    SampleDigest digest = digest_adv;
+    digest.add(digest_strat.value());
     m["sample_digest"] = fmt::format("{:016x}", digest.value());
     m["loss_advantage"] = {ts[0].mean_loss, ts[1].mean_loss};
     m["loss_strategy"] = ts[2].mean_loss;

@@ -14,12 +14,18 @@ void SampleDigest::mix(const void* p, std::size_t n) noexcept {
 }
 
 void SampleDigest::add(const SampleBuffer& b) {
-  mix(b.inputs.data(), b.inputs.size() * sizeof(float));
-  mix(b.targets.data(), b.targets.size() * sizeof(float));
-  mix(b.masks.data(), b.masks.size() * sizeof(ActionMask));
-  mix(b.iterations.data(), b.iterations.size() * sizeof(std::int32_t));
-  mix(b.players.data(), b.players.size());
+  // Sample by sample: the digest of a stream does not depend on how it was cut into buffers.
+  for (int i = 0; i < b.size(); ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    mix(b.input(i), static_cast<std::size_t>(b.input_width) * sizeof(float));
+    mix(b.target(i), static_cast<std::size_t>(b.target_width) * sizeof(float));
+    mix(&b.masks[k], sizeof(ActionMask));
+    mix(&b.iterations[k], sizeof(std::int32_t));
+    mix(&b.players[k], 1);
+  }
 }
+
+void SampleDigest::add(std::uint64_t value) noexcept { mix(&value, sizeof value); }
 
 SamplePipe::SamplePipe(int input_width, int output_width, const SamplePipeOptions& opts, Consumer consumer)
     : opts_(opts), input_width_(input_width), output_width_(output_width), consumer_(std::move(consumer)) {

@@ -23,7 +23,10 @@ namespace cfr {
 
 class SampleDigest {
  public:
+  /// Mixes every sample of `b`, in order; adding buffers A then B equals adding A+B.
   void add(const SampleBuffer& b);
+  /// Mixes a value (e.g. another digest).
+  void add(std::uint64_t value) noexcept;
   std::uint64_t value() const noexcept { return h_; }
 
  private:

@@ -68,7 +68,8 @@ Task<void> start_traversal(const TraversalJob& job, TraversalContext& ctx, int i
     ctx.advantage.configure(job.input_width, job.output_width);
     ctx.strategy.configure(job.input_width, job.output_width);
   }
-  ctx.reset(job.seed, job.iteration, job.traverser, index);
+  ctx.reset(job.seed, job.iteration, job.traverser, job.first_index + index);
+  ctx.index = index;  // the delivery order is local to the job
   ctx.port = port;
   ctx.slot = slot;
   ctx.worker = worker;

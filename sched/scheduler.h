@@ -34,6 +34,9 @@ struct TraversalJob {
   int iteration = 1;
   int traverser = 0;
   int num_traversals = 0;
+  /// Traversal j of this job draws from the RNG stream of index first_index + j (a distributed
+  /// run gives each process a contiguous share); delivery order is j.
+  int first_index = 0;
   std::uint64_t seed = 0;
   int input_width = 0;   // sample buffer widths
   int output_width = 0;

@@ -216,3 +216,49 @@ TEST_CASE("interleaved batches stay near the window; recursive batches are singl
   // Two networks share the window (advantage of the traverser, strategy of the opponent).
   CHECK(inter.batch.mean_batch() >= 0.9 * 64 / 2);
 }
+
+TEST_CASE("a job's share of the traversals (first_index) reproduces those traversals of the whole job, in order") {
+  LostCitiesTraversalGame game;
+  TraversalOptions opts;
+  register_builtin_schedulers();
+  const TraversalJob whole = make_job(game, opts, 24);
+  const Nets nets = hash_nets(game.input_width(), game.num_actions());
+  CollectingSink all(game.input_width(), game.num_actions());
+  make_scheduler("interleaved", {.window = 8})->run(whole, nets.span(), all);
+  // Three shares, as three ranks of a distributed run would take them, concatenated in order.
+  SampleDigest adv, strat;
+  for (const auto& [first, n] : std::vector<std::pair<int, int>>{{0, 8}, {8, 7}, {15, 9}}) {
+    TraversalJob share = whole;
+    share.first_index = first;
+    share.num_traversals = n;
+    for (const auto& v : variants()) {
+      INFO(v.label());
+      CollectingSink part(game.input_width(), game.num_actions());
+      make_scheduler(v.scheduler, v.config)->run(share, nets.span(), part);
+      // the reference share: samples of traversals [first, first + n) of the whole job
+      CollectingSink again(game.input_width(), game.num_actions());
+      TraversalJob prefix = whole;
+      prefix.num_traversals = first + n;
+      make_scheduler("recursive", {})->run(prefix, nets.span(), again);
+      CollectingSink head(game.input_width(), game.num_actions());
+      TraversalJob before = whole;
+      before.num_traversals = first;
+      if (first > 0) make_scheduler("recursive", {})->run(before, nets.span(), head);
+      CHECK(again.advantage.size() - head.advantage.size() == part.advantage.size());
+      CHECK(again.strategy.size() - head.strategy.size() == part.strategy.size());
+      CHECK(std::equal(part.advantage.targets.begin(), part.advantage.targets.end(),
+                       again.advantage.targets.begin() + static_cast<std::ptrdiff_t>(head.advantage.targets.size())));
+      CHECK(std::equal(part.strategy.inputs.begin(), part.strategy.inputs.end(),
+                       again.strategy.inputs.begin() + static_cast<std::ptrdiff_t>(head.strategy.inputs.size())));
+    }
+    CollectingSink part(game.input_width(), game.num_actions());
+    make_scheduler("interleaved", {.window = 4})->run(share, nets.span(), part);
+    adv.add(part.advantage);
+    strat.add(part.strategy);
+  }
+  SampleDigest whole_adv, whole_strat;
+  whole_adv.add(all.advantage);
+  whole_strat.add(all.strategy);
+  CHECK(adv.value() == whole_adv.value());
+  CHECK(strat.value() == whole_strat.value());
+}
