@@ -1,9 +1,11 @@
 // cfr-run: Deep CFR training from a TOML config.
 //   cfr-run CONFIG.toml [--set section.key=value]... [--run-dir DIR] [--print-config]
 //   cfr-run --resume RUN_DIR [--set section.key=value]...
+//   mpirun -np N cfr-run CONFIG.toml ...   (rank 0 learns, ranks 1..N-1 traverse: apps/distributed.h)
 #include <atomic>
 #include <csignal>
 #include <ctime>
+#include <memory>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 
 #include "apps/config.h"
 #include "apps/deep_cfr.h"
+#include "apps/distributed.h"
 #include "engine/errors.h"
 
 namespace {
@@ -26,24 +29,49 @@ int main(int argc, char** argv) {
   CLI::App app{"cfr-run: train Deep CFR on Lost Cities, Kuhn or Leduc poker from a TOML config"};
   std::string config_path, run_dir, resume;
   std::vector<std::string> sets;
-  bool print_config = false;
+  bool print_config = false, distributed = false;
   auto* cfg_opt = app.add_option("CONFIG", config_path, "TOML config (configs/*.toml)");
   app.add_option("--resume", resume, "continue the run in RUN_DIR from its latest checkpoint (its config.toml)")
       ->excludes(cfg_opt);
   app.add_option("--set", sets, "override one key: section.key=value (repeatable)");
   app.add_option("--run-dir", run_dir, "run directory (default runs/<experiment>-<time>)");
   app.add_flag("--print-config", print_config, "print the resolved config and exit");
+  app.add_flag("--distributed", distributed,
+               "run as one process of an MPI job (implied under mpirun with ≥ 2 processes): rank 0 learns, the others traverse");
   CLI11_PARSE(app, argc, argv);
+  std::unique_ptr<cfr::Distributed> dist;
+  // Errors end every process of a distributed job (the others would wait forever).
+  auto fail = [&](const std::string& message, int code) -> int {
+    if (dist && dist->size() > 1) dist->abort(message, code);
+    std::cerr << message << "\n";
+    return code;
+  };
   try {
-    if (config_path.empty() && resume.empty()) throw cfr::InputError("give a CONFIG.toml, or --resume RUN_DIR");
-    if (!resume.empty()) {
-      if (!run_dir.empty() && run_dir != resume) throw cfr::InputError("--resume RUN_DIR already names the run directory; drop --run-dir");
-      run_dir = resume;
-      config_path = resume + "/config.toml";
+    if (distributed || cfr::Distributed::launched_by_mpi()) {
+      dist = cfr::Distributed::init(&argc, &argv);
+      if (dist->size() < 2) dist.reset();  // a single process: no roles
     }
-    cfr::Config cfg = cfr::load_config(config_path);
-    for (const auto& s : sets) cfr::apply_override(cfg, s);
-    cfr::validate(cfg);
+    cfr::Config cfg;
+    if (!dist || dist->learner()) {
+      if (config_path.empty() && resume.empty()) throw cfr::InputError("give a CONFIG.toml, or --resume RUN_DIR");
+      if (!resume.empty()) {
+        if (!run_dir.empty() && run_dir != resume) throw cfr::InputError("--resume RUN_DIR already names the run directory; drop --run-dir");
+        run_dir = resume;
+        config_path = resume + "/config.toml";
+      }
+      cfg = cfr::load_config(config_path);
+      for (const auto& s : sets) cfr::apply_override(cfg, s);
+      cfr::validate(cfg);
+    }
+    if (dist) {  // the learner's resolved config to every traversal rank (empty: nothing to run)
+      std::string text = dist->learner() && !print_config ? cfr::to_toml(cfg) : std::string();
+      dist->broadcast(text);
+      if (!dist->learner()) {
+        if (text.empty()) return 0;
+        cfg = cfr::parse_config(text, "config from rank 0");
+        cfr::validate(cfg);
+      }
+    }
     if (print_config) {
       std::cout << cfr::to_toml(cfg);
       return 0;
@@ -56,18 +84,18 @@ int main(int argc, char** argv) {
     }
     std::signal(SIGINT, on_sigint);
     std::signal(SIGTERM, on_sigint);
-    const int done =
-        cfr::run_deep_cfr(cfg, {.run_dir = run_dir, .resume = !resume.empty(), .stop = &g_stop, .progress = isatty(2) != 0});
-    std::cerr << fmt::format("cfr-run: {} iteration(s) completed; metrics in {}/metrics.jsonl\n", done, run_dir);
+    const bool learner = !dist || dist->learner();
+    const int done = cfr::run_deep_cfr(cfg, {.run_dir = run_dir, .resume = !resume.empty(), .stop = &g_stop,
+                                             .progress = learner && isatty(2) != 0, .dist = dist.get()});
+    if (learner)
+      std::cerr << fmt::format("cfr-run: {} iteration(s) completed{}; metrics in {}/metrics.jsonl\n", done,
+                               dist ? fmt::format(" with {} traversal rank(s)", dist->size() - 1) : "", run_dir);
     return 0;
   } catch (const cfr::InputError& e) {
-    std::cerr << "cfr-run: error: " << e.what() << "\n";
-    return 2;
+    return fail(fmt::format("cfr-run: error: {}", e.what()), 2);
   } catch (const cfr::NumericError& e) {
-    std::cerr << "cfr-run: stopped: " << e.what() << "\n";
-    return 4;
+    return fail(fmt::format("cfr-run: stopped: {}", e.what()), 4);
   } catch (const std::exception& e) {
-    std::cerr << "cfr-run: internal error: " << e.what() << "\n";
-    return 3;
+    return fail(fmt::format("cfr-run: internal error: {}", e.what()), 3);
   }
 }

@@ -26,6 +26,7 @@ struct NetworkSection {
   int hidden_size = 512;
   int num_layers = 3;
   std::string activation = "relu";
+  int invariant_chunk = 0;  // forward in chunks of exactly N rows: batch-invariant outputs (0 = off)
 };
 struct TraversalSection {
   int traversals_per_player = 280;
@@ -76,6 +77,10 @@ struct CheckpointSection {
   bool include_memories = false;  // also save the reservoir memories (exact resume)
 };
 
+struct DistributedSection {
+  double timeout_seconds = 300;  // a traversal rank silent this long ends the run (naming it)
+};
+
 /// Fault injection, for testing the non-finite policy (0 = off).
 struct FaultsSection {
   int nonfinite_target_iteration = 0;   // at this iteration one advantage sample's target is NaN
@@ -94,6 +99,7 @@ struct Config {
   MemorySection memory;
   EvaluationSection evaluation;
   CheckpointSection checkpoint;
+  DistributedSection distributed;
   FaultsSection faults;
   std::string source = "(defaults)";  // the file the config came from
 };

@@ -2,6 +2,7 @@
 
 #include "apps/checkpoint_format.h"
 #include "apps/checkpoint_policy.h"
+#include "apps/distributed.h"
 
 #include <cerrno>
 #include <chrono>
@@ -254,7 +255,8 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   const int W = game.input_width(), A = game.num_actions();
   check_memories_fit(cfg, W, A);
   const auto seed = static_cast<std::uint64_t>(cfg.run.seed);
-  DeepCfrNetworks nets(W, A, NetworkConfig{cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device}, seed);
+  DeepCfrNetworks nets(W, A, NetworkConfig{cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device,
+                                             cfg.network.invariant_chunk}, seed);
   std::array<Evaluator*, kNumNets> evals{&nets.evaluator(0), &nets.evaluator(1), &nets.evaluator(2)};
   // The run directory is created once the networks exist, so that a bad device leaves nothing.
   if (!opts.resume && fs::exists(fs::path(opts.run_dir) / "metrics.jsonl"))
@@ -350,6 +352,13 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     std::array<std::int64_t, 3> dropped{};  // samples with non-finite values, per memory
     bool poisoned = false;
     if (it == cfg.faults.nonfinite_weights_iteration) nets.inject_nonfinite_weights(advantage_net(0));
+    if (opts.dist != nullptr) {  // the iteration, then the published weights, to every traversal rank
+      opts.dist->broadcast(std::int64_t{1});
+      opts.dist->broadcast(std::int64_t{it});
+      std::vector<float> weights = nets.published_weights();
+      opts.dist->broadcast(weights);
+      m["ranks"] = opts.dist->size();
+    }
     for (int p = 0; p < 2; ++p) {
       if (p == 1)
         trainer = std::thread([&] {
@@ -361,8 +370,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
         });
       const auto t_phase = Clock::now();
       auto last_print = Clock::now();
-      SamplePipe pipe(W, A, {.capacity_blocks = cfg.memory.sample_pipe_blocks, .block_samples = cfg.memory.sample_block_samples},
-                      [&](const SampleBlock& b) {
+      auto consume = [&](const SampleBlock& b) {
         digest_adv.add(b.advantage);
         digest_strat.add(b.strategy);
         const bool poison = it == cfg.faults.nonfinite_target_iteration && p == 0 && !poisoned && b.advantage.size() > 0;
@@ -377,12 +385,20 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
                        cfg.run.max_iterations, p, std::string(static_cast<std::size_t>(30 * n / total), '#').c_str(), n,
                        total, rate, (total - n) / std::max(rate, 1e-9));
         }
-      });
-      TraversalJob job{.iteration = it, .traverser = p, .num_traversals = cfg.traversal.traversals_per_player,
-                       .seed = seed, .input_width = W, .output_width = A,
-                       .start = [&](TraversalContext& ctx) { return traverse(ctx, game, topts); }};
-      const RunStats st = scheduler->run(job, {evals.data(), evals.size()}, pipe, opts.stop);
-      pipe.flush();
+      };
+      RunStats st;
+      if (opts.dist != nullptr) {  // the traversal ranks traverse; blocks arrive in rank order
+        st = opts.dist->receive_phase(W, A, consume, cfg.distributed.timeout_seconds,
+                                      fmt::format("iteration {}, player {}", it, p));
+      } else {
+        SamplePipe pipe(W, A, {.capacity_blocks = cfg.memory.sample_pipe_blocks, .block_samples = cfg.memory.sample_block_samples},
+                        consume);
+        TraversalJob job{.iteration = it, .traverser = p, .num_traversals = cfg.traversal.traversals_per_player,
+                         .seed = seed, .input_width = W, .output_width = A,
+                         .start = [&](TraversalContext& ctx) { return traverse(ctx, game, topts); }};
+        st = scheduler->run(job, {evals.data(), evals.size()}, pipe, opts.stop);
+        pipe.flush();
+      }
       if (opts.progress) std::fprintf(stderr, "\r%100s\r", "");
       const double s = since(t_phase);
       traversal_s += s;
@@ -496,7 +512,53 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
                     cfg.run.max_minutes > 0 ? std::min(elapsed / ran * left, std::max(0.0, cfg.run.max_minutes * 60 - elapsed))
                                             : elapsed / ran * left));
   }
+  if (opts.dist != nullptr) opts.dist->broadcast(std::int64_t{0});  // the traversal ranks stop
   return done;
+}
+
+/// A traversal rank of a distributed run: per iteration, receive the weights, traverse this
+/// rank's share of each player's traversals and stream the samples to the learner.
+template <class G>
+int traverse_for_learner(const Config& cfg, Distributed& dist, const G& game) {
+  configure_torch_threads(cfg.run.torch_threads);
+  const int W = game.input_width(), A = game.num_actions();
+  const auto seed = static_cast<std::uint64_t>(cfg.run.seed);
+  DeepCfrNetworks nets(W, A, NetworkConfig{cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device,
+                                             cfg.network.invariant_chunk}, seed);
+  std::array<Evaluator*, kNumNets> evals{&nets.evaluator(0), &nets.evaluator(1), &nets.evaluator(2)};
+  const TraversalOptions topts = traversal_options(cfg);
+  auto scheduler = make_scheduler(cfg.traversal.scheduler, SchedulerConfig{.window = cfg.traversal.interleave_width,
+                                                                          .max_batch = cfg.traversal.interleave_max_batch,
+                                                                          .threads = cfg.traversal.num_workers,
+                                                                          .deadline_us = cfg.traversal.deadline_us});
+  int iterations = 0;
+  std::vector<float> weights;
+  while (dist.broadcast(std::int64_t{0}) != 0) {
+    const int it = static_cast<int>(dist.broadcast(std::int64_t{0}));
+    dist.broadcast(weights);
+    nets.set_published_weights(weights);
+    for (int p = 0; p < 2; ++p) {
+      const TraversalShare share = traversal_share(cfg.traversal.traversals_per_player, dist.rank(), dist.size());
+      SamplePipe pipe(W, A, {.capacity_blocks = cfg.memory.sample_pipe_blocks, .block_samples = cfg.memory.sample_block_samples},
+                      [&](const SampleBlock& b) { dist.send_block(b, share.first); });
+      TraversalJob job{.iteration = it, .traverser = p, .num_traversals = share.count, .first_index = share.first,
+                       .seed = seed, .input_width = W, .output_width = A,
+                       .start = [&](TraversalContext& ctx) { return traverse(ctx, game, topts); }};
+      const RunStats st = scheduler->run(job, {evals.data(), evals.size()}, pipe, nullptr);
+      pipe.flush();
+      dist.send_phase_end(st);
+    }
+    ++iterations;
+  }
+  return iterations;
+}
+
+/// Dispatches a process to its role: the learner (or a single process) trains, the other ranks
+/// of a distributed run traverse.
+template <class G>
+int run_role(Config& cfg, const RunOptions& opts, const G& game) {
+  if (opts.dist != nullptr && !opts.dist->learner()) return traverse_for_learner(cfg, *opts.dist, game);
+  return train(cfg, opts, game);
 }
 
 }  // namespace
@@ -526,10 +588,10 @@ int run_deep_cfr(Config& cfg, const RunOptions& opts) {
     g.rules = cfg.rules;
     g.encoding = cfg.encoding;
     if (cfg.traversal.opponent_policy == "bot") g.bot = lc::make_bot(cfg.traversal.opponent_bot, cfg.rules);
-    return train(cfg, opts, g);
+    return run_role(cfg, opts, g);
   }
-  if (cfg.run.game == "kuhn") return train(cfg, opts, SmallTraversalGame<kuhn::State>{});
-  return train(cfg, opts, SmallTraversalGame<leduc::State>{});
+  if (cfg.run.game == "kuhn") return run_role(cfg, opts, SmallTraversalGame<kuhn::State>{});
+  return run_role(cfg, opts, SmallTraversalGame<leduc::State>{});
 }
 
 }  // namespace cfr

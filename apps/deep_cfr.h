@@ -11,11 +11,14 @@
 
 namespace cfr {
 
+class Distributed;
+
 struct RunOptions {
   std::string run_dir;              // created if missing
   bool resume = false;              // continue the run in run_dir from its latest checkpoint
   const std::atomic<bool>* stop = nullptr;  // set by SIGINT: finish the current step and return
   bool progress = false;            // a live progress line on stderr
+  Distributed* dist = nullptr;      // an MPI job of ≥ 2 processes (apps/distributed.h), else null
 };
 
 /// Checkpoints: see apps/checkpoint_format.h.

@@ -56,8 +56,8 @@ TORCH_MODULE(Mlp);
 // into a pinned buffer; one synchronisation per batch.
 class TorchEvaluator final : public Evaluator {
  public:
-  TorchEvaluator(Mlp net, int in, int out, torch::Device dev)
-      : net_(std::move(net)), in_(in), out_(out), dev_(dev)
+  TorchEvaluator(Mlp net, int in, int out, torch::Device dev, int chunk)
+      : net_(std::move(net)), in_(in), out_(out), chunk_(chunk), dev_(dev)
 #if CFR_TORCH_CUDA
         , stream_(dev.is_cuda() ? c10::cuda::getStreamFromPool(/*isHighPriority=*/true, dev.index() < 0 ? 0 : dev.index())
                                 : c10::cuda::getDefaultCUDAStream())
@@ -70,6 +70,16 @@ class TorchEvaluator final : public Evaluator {
     torch::InferenceMode guard;
     if (dev_.is_cuda()) {
       evaluate_cuda(inputs, outputs, n);
+    } else if (chunk_ > 0) {  // batch-invariant: every row goes through an identical chunk-row forward
+      chunk_in_.resize(static_cast<std::size_t>(chunk_ * in_));
+      for (std::int64_t s = 0; s < n; s += chunk_) {
+        const std::int64_t rows = std::min<std::int64_t>(chunk_, n - s);
+        std::fill(chunk_in_.begin(), chunk_in_.end(), 0.0F);
+        std::memcpy(chunk_in_.data(), inputs.data() + s * in_, sizeof(float) * static_cast<std::size_t>(rows * in_));
+        auto x = torch::from_blob(chunk_in_.data(), {chunk_, in_}, torch::kFloat32);
+        auto y = net_->forward(x).contiguous();
+        std::memcpy(outputs.data() + s * out_, y.data_ptr<float>(), sizeof(float) * static_cast<std::size_t>(rows * out_));
+      }
     } else {
       auto x = torch::from_blob(const_cast<float*>(inputs.data()), {n, in_}, torch::kFloat32);
       auto y = net_->forward(x).contiguous();
@@ -113,8 +123,10 @@ class TorchEvaluator final : public Evaluator {
 
   Mlp net_;
   int in_, out_;
+  std::int64_t chunk_;
   torch::Device dev_;
   std::atomic<std::int64_t> nonfinite_{0};
+  std::vector<float> chunk_in_;
 #if CFR_TORCH_CUDA
   c10::cuda::CUDAStream stream_;
   torch::Tensor pinned_in_, pinned_out_;
@@ -178,7 +190,7 @@ DeepCfrNetworks::DeepCfrNetworks(int input_width, int output_width, const Networ
     Mlp snap = impl_->make(0);
     copy_weights(impl_->train[k], snap);
     snap->eval();
-    impl_->infer[k] = std::make_unique<TorchEvaluator>(snap, input_width, output_width, impl_->device);
+    impl_->infer[k] = std::make_unique<TorchEvaluator>(snap, input_width, output_width, impl_->device, cfg.invariant_chunk);
   }
 }
 
@@ -194,6 +206,35 @@ std::int64_t DeepCfrNetworks::parameters_per_network() const {
 
 void DeepCfrNetworks::publish() {
   for (std::size_t k = 0; k < kNumNets; ++k) copy_weights(impl_->train[k], impl_->infer[k]->net());
+}
+
+std::vector<float> DeepCfrNetworks::published_weights() const {
+  torch::NoGradGuard g;
+  std::vector<float> out;
+  out.reserve(static_cast<std::size_t>(kNumNets * parameters_per_network()));
+  for (std::size_t k = 0; k < kNumNets; ++k)
+    for (const auto& p : impl_->infer[k]->net()->parameters()) {
+      const auto c = p.detach().to(torch::kCPU).contiguous();
+      out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+    }
+  return out;
+}
+
+void DeepCfrNetworks::set_published_weights(std::span<const float> weights) {
+  const auto want = static_cast<std::size_t>(kNumNets * parameters_per_network());
+  if (weights.size() != want)
+    throw InputError(fmt::format("network weights: {} floats received, these networks have {}", weights.size(), want));
+  {
+    torch::NoGradGuard g;
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < kNumNets; ++k)
+      for (auto& p : impl_->train[k]->parameters()) {
+        const auto n = static_cast<std::size_t>(p.numel());
+        p.copy_(torch::from_blob(const_cast<float*>(weights.data() + at), p.sizes(), torch::kFloat32));
+        at += n;
+      }
+  }
+  publish();
 }
 
 std::int64_t DeepCfrNetworks::take_nonfinite_outputs(int net) {

@@ -12,7 +12,9 @@
 // training runs on the trainer thread, never concurrently with publish().
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "engine/reservoir.h"
 #include "engine/rng.h"
@@ -25,6 +27,12 @@ struct NetworkConfig {
   int num_layers = 3;
   std::string activation = "relu";  // relu | tanh | gelu
   std::string device = "cpu";       // cpu | cuda
+  /// 0: forward each batch as it comes (fast). N > 0: forward in chunks of exactly N rows (the
+  /// last one zero-padded), so that a row's output does not depend on the batch it came in:
+  /// BLAS kernels sum in an order that depends on the batch's size and the row's position
+  /// (docs/deep-cfr.md "Batch invariance"). Samples are then identical across schedulers,
+  /// batch limits and processes; N = 8 is invariant with this machine's OpenBLAS.
+  int invariant_chunk = 0;
 };
 
 struct TrainConfig {
@@ -79,6 +87,13 @@ class DeepCfrNetworks {
   /// Fault injection (tests of the non-finite policy): sets every weight of network `net` to NaN
   /// and publishes.
   void inject_nonfinite_weights(int net);
+
+  /// The published (inference) weights of the three networks, flattened in a fixed order: what
+  /// a distributed run broadcasts to its traversal processes.
+  std::vector<float> published_weights() const;
+  /// Sets the training and published weights of the three networks from published_weights()'s
+  /// layout (a traversal process of a distributed run). Throws InputError on a size mismatch.
+  void set_published_weights(std::span<const float> weights);
 
   std::int64_t parameters_per_network() const;
   int input_width() const noexcept { return in_w_; }

@@ -18,6 +18,7 @@ packages=(
   libtorch-dev                # LibTorch 1.13 (CPU), only for nets/
   gnuplot-nox                 # cfr-plot
   clang libclang-rt-14-dev    # libFuzzer targets (scripts/fuzz.sh)
+  libopenmpi-dev openmpi-bin  # distributed runs: mpirun -np N cfr-run
 )
 
 missing=()

@@ -1,0 +1,275 @@
+#include "apps/distributed.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "engine/errors.h"
+
+#if CFR_WITH_MPI
+#include <mpi.h>
+#endif
+
+namespace cfr {
+
+TraversalShare traversal_share(int n, int rank, int ranks) {
+  const int k = ranks - 1;
+  const auto lo = static_cast<int>(static_cast<std::int64_t>(n) * (rank - 1) / k);
+  const auto hi = static_cast<int>(static_cast<std::int64_t>(n) * rank / k);
+  return {lo, hi - lo};
+}
+
+bool Distributed::launched_by_mpi() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"})
+    if (const char* v = std::getenv(var); v != nullptr && std::atoi(v) > 1) return true;
+  return false;
+}
+
+#if CFR_WITH_MPI
+
+namespace {
+
+constexpr int kTagBlock = 1, kTagEnd = 2;
+
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) {
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    throw std::runtime_error(fmt::format("MPI: {} failed: {}", what, std::string(msg, static_cast<std::size_t>(len))));
+  }
+}
+
+// A sample buffer's arrays, appended to / read from a byte message.
+void put(std::vector<char>& out, const void* p, std::size_t n) {
+  const auto* c = static_cast<const char*>(p);
+  out.insert(out.end(), c, c + n);
+}
+template <class T>
+void put_vec(std::vector<char>& out, const std::vector<T>& v) {
+  put(out, v.data(), v.size() * sizeof(T));
+}
+struct Reader {
+  const char* p;
+  const char* end;
+  void get(void* dst, std::size_t n) {
+    if (static_cast<std::size_t>(end - p) < n) throw std::runtime_error("MPI: truncated sample message");
+    std::memcpy(dst, p, n);
+    p += n;
+  }
+  template <class T>
+  void get_vec(std::vector<T>& v, std::size_t count) {
+    v.resize(count);
+    get(v.data(), count * sizeof(T));
+  }
+};
+
+void encode_buffer(std::vector<char>& out, const SampleBuffer& b) {
+  const std::int32_t n = b.size();
+  put(out, &n, sizeof n);
+  put_vec(out, b.inputs);
+  put_vec(out, b.targets);
+  put_vec(out, b.masks);
+  put_vec(out, b.iterations);
+  put_vec(out, b.players);
+}
+
+void decode_buffer(Reader& r, SampleBuffer& b, int in_w, int out_w) {
+  std::int32_t n = 0;
+  r.get(&n, sizeof n);
+  if (n < 0) throw std::runtime_error("MPI: corrupt sample message");
+  b.configure(in_w, out_w);
+  const auto k = static_cast<std::size_t>(n);
+  r.get_vec(b.inputs, k * static_cast<std::size_t>(in_w));
+  r.get_vec(b.targets, k * static_cast<std::size_t>(out_w));
+  r.get_vec(b.masks, k);
+  r.get_vec(b.iterations, k);
+  r.get_vec(b.players, k);
+}
+
+}  // namespace
+
+std::unique_ptr<Distributed> Distributed::init(int* argc, char*** argv) {
+  int provided = 0;
+  check(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
+  if (provided < MPI_THREAD_SERIALIZED) {
+    MPI_Finalize();
+    throw InputError("this MPI library does not support MPI_THREAD_SERIALIZED (cfr-run sends from its sample thread)");
+  }
+  std::unique_ptr<Distributed> d(new Distributed());
+  MPI_Comm_rank(MPI_COMM_WORLD, &d->rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &d->size_);
+  return d;
+}
+
+Distributed::~Distributed() { MPI_Finalize(); }
+
+std::int64_t Distributed::broadcast(std::int64_t value) {
+  check(MPI_Bcast(&value, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  return value;
+}
+
+void Distributed::broadcast(std::string& text) {
+  const auto n = broadcast(static_cast<std::int64_t>(text.size()));
+  text.resize(static_cast<std::size_t>(n));
+  check(MPI_Bcast(text.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+}
+
+void Distributed::broadcast(std::vector<float>& values) {
+  const auto n = broadcast(static_cast<std::int64_t>(values.size()));
+  values.resize(static_cast<std::size_t>(n));
+  check(MPI_Bcast(values.data(), static_cast<int>(n), MPI_FLOAT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+}
+
+void Distributed::send_block(const SampleBlock& block, int first_index) {
+  std::vector<char> msg;
+  const std::int32_t range[2] = {block.first_traversal + first_index, block.last_traversal + first_index};
+  put(msg, range, sizeof range);
+  encode_buffer(msg, block.advantage);
+  encode_buffer(msg, block.strategy);
+  check(MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, 0, kTagBlock, MPI_COMM_WORLD), "MPI_Send");
+}
+
+void Distributed::send_phase_end(const RunStats& st) {
+  std::vector<char> msg;
+  const std::int64_t head[4] = {st.nodes, st.traversals, st.batch.requests, st.batch.forwards};
+  const double secs[3] = {st.seconds, st.batch.evaluate_seconds, st.batch.wait_seconds};
+  const std::int64_t hist = static_cast<std::int64_t>(st.batch.histogram.size());
+  put(msg, head, sizeof head);
+  put(msg, secs, sizeof secs);
+  put(msg, &hist, sizeof hist);
+  put_vec(msg, st.batch.histogram);
+  check(MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, 0, kTagEnd, MPI_COMM_WORLD), "MPI_Send");
+}
+
+RunStats Distributed::receive_phase(int in_w, int out_w, const std::function<void(const SampleBlock&)>& consume,
+                                    double timeout_seconds, const std::string& what) {
+  using Clock = std::chrono::steady_clock;
+  const int k = size_ - 1;
+  std::vector<std::deque<SampleBlock>> early(static_cast<std::size_t>(size_));
+  std::vector<char> ended(static_cast<std::size_t>(size_), 0);
+  std::vector<Clock::time_point> heard(static_cast<std::size_t>(size_), Clock::now());
+  RunStats total;
+  int current = 1;  // the rank whose blocks are inserted now
+  std::vector<char> msg;
+  auto advance = [&] {
+    while (current <= k && ended[static_cast<std::size_t>(current)]) {
+      ++current;
+      if (current <= k) {
+        auto& q = early[static_cast<std::size_t>(current)];
+        for (const auto& b : q) consume(b);
+        q.clear();
+      }
+    }
+  };
+  // Handles one message of rank r (a block, or the end of r's share of this phase).
+  auto handle = [&](int r, int tag, const std::vector<char>& bytes) {
+    heard[static_cast<std::size_t>(r)] = Clock::now();
+    Reader rd{bytes.data(), bytes.data() + bytes.size()};
+    if (tag == kTagBlock) {
+      SampleBlock b;
+      std::int32_t range[2];
+      rd.get(range, sizeof range);
+      b.first_traversal = range[0];
+      b.last_traversal = range[1];
+      decode_buffer(rd, b.advantage, in_w, out_w);
+      decode_buffer(rd, b.strategy, in_w, out_w);
+      if (r == current)
+        consume(b);
+      else
+        early[static_cast<std::size_t>(r)].push_back(std::move(b));
+    } else {
+      RunStats s;
+      std::int64_t head[4], hist = 0;
+      double secs[3];
+      rd.get(head, sizeof head);
+      rd.get(secs, sizeof secs);
+      rd.get(&hist, sizeof hist);
+      rd.get_vec(s.batch.histogram, static_cast<std::size_t>(hist));
+      s.nodes = head[0];
+      s.traversals = head[1];
+      s.batch.requests = head[2];
+      s.batch.forwards = head[3];
+      s.seconds = secs[0];
+      s.batch.evaluate_seconds = secs[1];
+      s.batch.wait_seconds = secs[2];
+      total.nodes += s.nodes;
+      total.traversals += s.traversals;
+      total.batch.merge(s.batch);
+      ended[static_cast<std::size_t>(r)] = 1;
+      advance();
+    }
+  };
+  // Messages a rank sent after its end of the previous phase belong to this one.
+  carry_.resize(static_cast<std::size_t>(size_));
+  for (int r = 1; r <= k; ++r) {
+    auto& q = carry_[static_cast<std::size_t>(r)];
+    while (!q.empty() && !ended[static_cast<std::size_t>(r)]) {
+      const auto m = std::move(q.front());
+      q.pop_front();
+      handle(r, m.first, m.second);
+    }
+  }
+  while (current <= k) {
+    int flag = 0;
+    MPI_Status st;
+    check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st), "MPI_Iprobe");
+    if (!flag) {
+      const auto now = Clock::now();
+      for (int r = 1; r <= k; ++r)
+        if (!ended[static_cast<std::size_t>(r)] &&
+            std::chrono::duration<double>(now - heard[static_cast<std::size_t>(r)]).count() > timeout_seconds)
+          abort(fmt::format("rank {} sent nothing for {:.0f} s during {} (distributed.timeout_seconds); ending the run, "
+                            "resume it from the last checkpoint with --resume",
+                            r, timeout_seconds, what),
+                5);
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      continue;
+    }
+    int bytes = 0;
+    MPI_Get_count(&st, MPI_BYTE, &bytes);
+    msg.resize(static_cast<std::size_t>(bytes));
+    check(MPI_Recv(msg.data(), bytes, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+    const int r = st.MPI_SOURCE;
+    if (ended[static_cast<std::size_t>(r)])  // already the next phase's: kept for it
+      carry_[static_cast<std::size_t>(r)].emplace_back(st.MPI_TAG, msg);
+    else
+      handle(r, st.MPI_TAG, msg);
+  }
+  return total;
+}
+
+void Distributed::abort(const std::string& message, int code) {
+  std::fprintf(stderr, "cfr-run (rank %d): %s\n", rank_, message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
+#else  // no MPI in this build
+
+std::unique_ptr<Distributed> Distributed::init(int*, char***) {
+  throw InputError("this cfr-run was built without MPI (install libopenmpi-dev and reconfigure) ");
+}
+Distributed::~Distributed() = default;
+std::int64_t Distributed::broadcast(std::int64_t v) { return v; }
+void Distributed::broadcast(std::string&) {}
+void Distributed::broadcast(std::vector<float>&) {}
+void Distributed::send_block(const SampleBlock&, int) {}
+void Distributed::send_phase_end(const RunStats&) {}
+RunStats Distributed::receive_phase(int, int, const std::function<void(const SampleBlock&)>&, double, const std::string&) {
+  return {};
+}
+void Distributed::abort(const std::string& message, int code) {
+  std::fprintf(stderr, "cfr-run: %s\n", message.c_str());
+  std::_Exit(code);
+}
+
+#endif
+
+}  // namespace cfr

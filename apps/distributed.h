@@ -1,0 +1,73 @@
+#pragma once
+// Distributed Deep CFR over MPI (OpenMPI's mpirun, hostfiles, Slurm): rank 0 is the learner
+// (memories, training, evaluation, checkpoints, metrics); every other rank traverses.
+//
+// Per iteration the learner broadcasts a command, the iteration number and the published
+// weights of the three networks. Each player's traversals [0, n) are split into contiguous
+// shares, rank r ≥ 1 of k traversal ranks taking [n(r−1)/k, n·r/k). Ranks stream their sample
+// blocks to the learner as they traverse; the learner inserts rank 1's blocks, then rank 2's,
+// ... (buffering early arrivals), so the memories receive exactly the samples, in exactly the
+// order, of a single-process run: same seed, same digests. A rank that sends nothing for
+// distributed.timeout_seconds ends the run with a message naming it (MPI_Abort); one that dies
+// makes mpirun end the job and name it. The header is MPI-free.
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sched/sample_pipe.h"
+#include "sched/scheduler.h"
+
+namespace cfr {
+
+/// Contiguous share of traversal indices of traversal rank `rank` (1..ranks-1): [first, first+count).
+struct TraversalShare {
+  int first = 0;
+  int count = 0;
+};
+TraversalShare traversal_share(int num_traversals, int rank, int ranks);
+
+class Distributed {
+ public:
+  /// True when this process was started by an MPI launcher with more than one process.
+  static bool launched_by_mpi();
+  /// MPI_Init (serialized threads). Throws InputError when this build has no MPI.
+  static std::unique_ptr<Distributed> init(int* argc, char*** argv);
+  ~Distributed();  // MPI_Finalize
+  Distributed(const Distributed&) = delete;
+  Distributed& operator=(const Distributed&) = delete;
+
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+  bool learner() const noexcept { return rank_ == 0; }
+
+  /// Root's value to every rank.
+  std::int64_t broadcast(std::int64_t value);
+  void broadcast(std::string& text);
+  void broadcast(std::vector<float>& values);
+
+  /// Traversal rank → learner: one block; `first_index` turns its traversal indices global.
+  void send_block(const SampleBlock& block, int first_index);
+  /// Traversal rank → learner: the phase is over; its statistics.
+  void send_phase_end(const RunStats& stats);
+  /// Learner: receives one phase from every traversal rank, calling consume() on the blocks in
+  /// rank order; returns the ranks' merged statistics. Ends the process group (MPI_Abort) with a
+  /// message naming the rank when one sends nothing for timeout_seconds.
+  RunStats receive_phase(int input_width, int output_width, const std::function<void(const SampleBlock&)>& consume,
+                         double timeout_seconds, const std::string& what);
+
+  /// Ends every process of the job (after printing `message` on this one).
+  [[noreturn]] void abort(const std::string& message, int code);
+
+ private:
+  Distributed() = default;
+  int rank_ = 0, size_ = 1;
+  // Messages that arrived after their rank's end of a phase: the next phase's, in order.
+  std::vector<std::deque<std::pair<int, std::vector<char>>>> carry_;
+};
+
+}  // namespace cfr
