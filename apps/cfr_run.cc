@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
       cfg = cfr::load_config(config_path);
       for (const auto& s : sets) cfr::apply_override(cfg, s);
       cfr::validate(cfg);
+      if (dist) dist->set_timeout(cfg.distributed.timeout_seconds);
     }
     if (dist) {  // the learner's resolved config to every traversal rank (empty: nothing to run)
       std::string text = dist->learner() && !print_config ? cfr::to_toml(cfg) : std::string();

@@ -34,7 +34,7 @@ bool Distributed::launched_by_mpi() {
 
 namespace {
 
-constexpr int kTagBlock = 1, kTagEnd = 2;
+constexpr int kTagBlock = 1, kTagEnd = 2, kTagControl = 3;
 
 void check(int rc, const char* what) {
   if (rc != MPI_SUCCESS) {
@@ -109,21 +109,63 @@ std::unique_ptr<Distributed> Distributed::init(int* argc, char*** argv) {
 
 Distributed::~Distributed() { MPI_Finalize(); }
 
+// Broadcasts are point-to-point sends from the learner, so that a rank that does not take its
+// message within the timeout can be named (a collective would block without saying who).
+void Distributed::send_to_all(const void* data, std::size_t bytes) {
+  const int k = size_ - 1;
+  std::vector<MPI_Request> req(static_cast<std::size_t>(k));
+  for (int r = 1; r <= k; ++r)
+    check(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, r, kTagControl, MPI_COMM_WORLD, &req[static_cast<std::size_t>(r - 1)]),
+          "MPI_Isend");
+  const auto t0 = std::chrono::steady_clock::now();
+  for (;;) {
+    int done = 0;
+    check(MPI_Testall(k, req.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall");
+    if (done) return;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > timeout_) {
+      std::string silent;
+      for (int r = 1; r <= k; ++r) {
+        int one = 0;
+        MPI_Test(&req[static_cast<std::size_t>(r - 1)], &one, MPI_STATUS_IGNORE);
+        if (!one) silent += fmt::format("{}{}", silent.empty() ? "" : ", ", r);
+      }
+      abort(fmt::format("rank {} took nothing from the learner for {:.0f} s (distributed.timeout_seconds); ending the run, "
+                        "resume it from the last checkpoint with --resume",
+                        silent, timeout_),
+            5);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+void Distributed::receive_from_learner(void* data, std::size_t bytes) {
+  check(MPI_Recv(data, static_cast<int>(bytes), MPI_BYTE, 0, kTagControl, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+}
+
 std::int64_t Distributed::broadcast(std::int64_t value) {
-  check(MPI_Bcast(&value, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (learner())
+    send_to_all(&value, sizeof value);
+  else
+    receive_from_learner(&value, sizeof value);
   return value;
 }
 
 void Distributed::broadcast(std::string& text) {
   const auto n = broadcast(static_cast<std::int64_t>(text.size()));
   text.resize(static_cast<std::size_t>(n));
-  check(MPI_Bcast(text.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (learner())
+    send_to_all(text.data(), text.size());
+  else
+    receive_from_learner(text.data(), text.size());
 }
 
 void Distributed::broadcast(std::vector<float>& values) {
   const auto n = broadcast(static_cast<std::int64_t>(values.size()));
   values.resize(static_cast<std::size_t>(n));
-  check(MPI_Bcast(values.data(), static_cast<int>(n), MPI_FLOAT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (learner())
+    send_to_all(values.data(), values.size() * sizeof(float));
+  else
+    receive_from_learner(values.data(), values.size() * sizeof(float));
 }
 
 void Distributed::send_block(const SampleBlock& block, int first_index) {
@@ -261,6 +303,8 @@ std::int64_t Distributed::broadcast(std::int64_t v) { return v; }
 void Distributed::broadcast(std::string&) {}
 void Distributed::broadcast(std::vector<float>&) {}
 void Distributed::send_block(const SampleBlock&, int) {}
+void Distributed::send_to_all(const void*, std::size_t) {}
+void Distributed::receive_from_learner(void*, std::size_t) {}
 void Distributed::send_phase_end(const RunStats&) {}
 RunStats Distributed::receive_phase(int, int, const std::function<void(const SampleBlock&)>&, double, const std::string&) {
   return {};

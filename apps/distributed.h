@@ -45,7 +45,10 @@ class Distributed {
   int size() const noexcept { return size_; }
   bool learner() const noexcept { return rank_ == 0; }
 
-  /// Root's value to every rank.
+  /// The learner's bound on waiting for a rank (distributed.timeout_seconds).
+  void set_timeout(double seconds) noexcept { timeout_ = seconds; }
+
+  /// Root's value to every rank (the learner names a rank that does not take it in time).
   std::int64_t broadcast(std::int64_t value);
   void broadcast(std::string& text);
   void broadcast(std::vector<float>& values);
@@ -65,7 +68,10 @@ class Distributed {
 
  private:
   Distributed() = default;
+  void send_to_all(const void* data, std::size_t bytes);
+  void receive_from_learner(void* data, std::size_t bytes);
   int rank_ = 0, size_ = 1;
+  double timeout_ = 300;
   // Messages that arrived after their rank's end of a phase: the next phase's, in order.
   std::vector<std::deque<std::pair<int, std::vector<char>>>> carry_;
 };

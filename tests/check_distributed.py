@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Distributed cfr-run (mpirun) checks.
+
+  check_distributed.py same   CFR_RUN CONFIG WORK NP [--set k=v]...
+      a single-process run and an mpirun -np NP run give identical digests, nodes and losses
+  check_distributed.py failure CFR_RUN CONFIG WORK NP --mode kill|stop [--set k=v]...
+      a traversal rank is SIGKILLed (or SIGSTOPped: it stops answering) mid-run: the job must
+      end within a bounded time with a message naming the rank; the run is then resumed from its
+      last checkpoint with one rank fewer and must equal an uninterrupted single-process run.
+"""
+import argparse, os, signal, subprocess, sys, time
+
+MPIRUN = ["mpirun", "--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
+
+
+def fail(msg):
+    print(f"check_distributed: FAIL: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        fail(f"{' '.join(cmd)} exited {r.returncode}:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
+    return r
+
+
+def same_run(a, b):
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run([sys.executable, os.path.join(here, "check_same_run.py"), a, b], capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"{a} and {b} differ:\n{r.stdout}{r.stderr}")
+
+
+def rank_pids(rank):
+    """cfr-run processes of this user whose MPI rank is `rank`."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            if not open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[0].endswith(b"cfr-run"):
+                continue
+            env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
+            out.append(int(pid))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["same", "failure"])
+    ap.add_argument("cfr_run"); ap.add_argument("config"); ap.add_argument("work"); ap.add_argument("np", type=int)
+    ap.add_argument("--mode", choices=["kill", "stop"], default="kill")
+    ap.add_argument("--set", action="append", default=[])
+    a = ap.parse_args()
+    subprocess.run(["rm", "-rf", a.work])
+    os.makedirs(a.work)
+    sets = sum((["--set", s] for s in a.set), [])
+    single, dist = os.path.join(a.work, "single"), os.path.join(a.work, "distributed")
+    run([a.cfr_run, a.config, "--run-dir", single] + sets)
+
+    if a.what == "same":
+        r = run(MPIRUN + ["-np", str(a.np), a.cfr_run, a.config, "--run-dir", dist] + sets)
+        same_run(single, dist)
+        print(f"check_distributed: 1 process and {a.np} processes ({a.np - 1} traversal ranks) give identical runs")
+        return
+
+    # Failure: start the job, wait for its second checkpoint, then kill or stop rank NP-1.
+    p = subprocess.Popen(MPIRUN + ["-np", str(a.np), a.cfr_run, a.config, "--run-dir", dist] + sets,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    latest = os.path.join(dist, "checkpoints", "latest")
+    deadline = time.time() + 120
+    while time.time() < deadline and p.poll() is None:
+        if os.path.exists(latest) and open(latest).read().strip() >= "iter-000002":
+            break
+        time.sleep(0.02)
+    if p.poll() is not None:
+        fail(f"the job ended before the failure could be injected:\n{p.stdout.read()}")
+    victim = a.np - 1
+    pids = rank_pids(victim)
+    if not pids:
+        fail(f"no cfr-run process of rank {victim} found")
+    t0 = time.time()
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL if a.mode == "kill" else signal.SIGSTOP)
+    lines, took = [], None
+    if a.mode == "stop":
+        # The learner must notice the silent rank, name it and abort the job. A stopped process
+        # cannot act on the termination signal mpirun sends, so it is killed once the learner
+        # has spoken (as a cluster's scheduler would reap a hung process).
+        import selectors
+        sel = selectors.DefaultSelector()
+        sel.register(p.stdout, selectors.EVENT_READ)
+        while time.time() - t0 < 90:
+            if not sel.select(timeout=1):
+                continue
+            line = p.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if "sent nothing" in line:
+                took = time.time() - t0
+                break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    try:
+        out, _ = p.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail(f"the job did not end within 90 s of rank {victim} being {'killed' if a.mode == 'kill' else 'stopped'}")
+    out = "".join(lines) + out
+    if took is None:
+        took = time.time() - t0
+    if p.returncode == 0:
+        fail(f"the job exited 0 after rank {victim} failed:\n{out[-3000:]}")
+    named = [l for l in out.splitlines() if f"rank {victim}" in l]
+    if not named:
+        fail(f"no message names rank {victim}:\n{out[-3000:]}")
+    print(f"check_distributed: rank {victim} {'killed' if a.mode == 'kill' else 'stopped'}: the job ended in {took:.1f} s "
+          f"(exit {p.returncode}): {named[0].strip()}")
+    # Resume with one process fewer; the finished run must equal the uninterrupted single run.
+    run(MPIRUN + ["-np", str(a.np - 1), a.cfr_run, "--resume", dist])
+    same_run(single, dist)
+    print(f"check_distributed: resumed with {a.np - 1} processes; identical to the uninterrupted single-process run")
+
+
+if __name__ == "__main__":
+    main()
