@@ -11,6 +11,10 @@
 #include <cstdio>
 #include <exception>
 #include <thread>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <utility>
 #include <filesystem>
 #include <fstream>
 
@@ -149,6 +153,66 @@ int read_checkpoint(const fs::path& run_dir, const Config& cfg, int W, int A, De
   }
   return meta.iteration;
 }
+
+/// One long-lived thread that runs one job at a time (the trainer thread). A thread per
+/// iteration would make glibc and OpenBLAS set up per-thread state again each time (the soak
+/// run's resident memory crept up with it).
+class TrainerThread {
+ public:
+  TrainerThread() : thread_([this] { loop(); }) {}
+  ~TrainerThread() {
+    {
+      std::lock_guard lock(m_);
+      quit_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  TrainerThread(const TrainerThread&) = delete;
+  TrainerThread& operator=(const TrainerThread&) = delete;
+  void submit(std::function<void()> job) {
+    {
+      std::lock_guard lock(m_);
+      job_ = std::move(job);
+      busy_ = true;
+    }
+    cv_.notify_all();
+  }
+  /// Waits for the submitted job; rethrows what it threw.
+  void wait() {
+    std::unique_lock lock(m_);
+    cv_.wait(lock, [&] { return !busy_; });
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+
+ private:
+  void loop() {
+    std::unique_lock lock(m_);
+    for (;;) {
+      cv_.wait(lock, [&] { return quit_ || static_cast<bool>(job_); });
+      if (quit_) return;
+      auto job = std::move(job_);
+      job_ = nullptr;
+      lock.unlock();
+      std::exception_ptr err;
+      try {
+        job();
+      } catch (...) {
+        err = std::current_exception();
+      }
+      lock.lock();
+      error_ = err;
+      busy_ = false;
+      cv_.notify_all();
+    }
+  }
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::function<void()> job_;
+  std::exception_ptr error_;
+  bool busy_ = false, quit_ = false;
+  std::thread thread_;
+};
 
 /// Refuses, before anything is written, memories that cannot fit in this machine's RAM when full.
 void check_memories_fit(const Config& cfg, int W, int A) {
@@ -317,6 +381,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     say(fmt::format("cfr-run: resumed from the checkpoint of iteration {}{}", first - 1,
                     cfg.checkpoint.include_memories ? "" : " (memories were not saved: they restart empty)"));
   int done = first - 1;
+  TrainerThread trainer;
   for (int it = first; it <= cfg.run.max_iterations; ++it) {
     if (opts.stop && opts.stop->load()) break;
     if (cfg.run.max_minutes > 0 && since(t_start) > cfg.run.max_minutes * 60) {
@@ -340,8 +405,6 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
       adv_train.learning_rate = strat_train.learning_rate = lr;
       m["learning_rate"] = lr;
     }
-    std::thread trainer;
-    std::exception_ptr trainer_error;
     double adv0_train_s = 0;
     auto train_adv = [&](int q) {
       const auto t = Clock::now();
@@ -349,6 +412,17 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
       ts[static_cast<std::size_t>(q)] = nets.train_advantage(q, *adv[static_cast<std::size_t>(q)], it, adv_train, train_rng);
       return since(t);
     };
+    bool trainer_busy = false;
+    struct WaitForTrainer {  // on an exception, the trainer's job must end before its captures do
+      TrainerThread& t;
+      bool& busy;
+      ~WaitForTrainer() {
+        if (busy) try {
+            t.wait();
+          } catch (...) {
+          }
+      }
+    } wait_for_trainer{trainer, trainer_busy};
     std::array<std::int64_t, 3> dropped{};  // samples with non-finite values, per memory
     bool poisoned = false;
     if (it == cfg.faults.nonfinite_weights_iteration) nets.inject_nonfinite_weights(advantage_net(0));
@@ -360,14 +434,10 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
       m["ranks"] = opts.dist->size();
     }
     for (int p = 0; p < 2; ++p) {
-      if (p == 1)
-        trainer = std::thread([&] {
-          try {
-            adv0_train_s = train_adv(0);
-          } catch (...) {
-            trainer_error = std::current_exception();
-          }
-        });
+      if (p == 1) {
+        trainer.submit([&] { adv0_train_s = train_adv(0); });
+        trainer_busy = true;
+      }
       const auto t_phase = Clock::now();
       auto last_print = Clock::now();
       auto consume = [&](const SampleBlock& b) {
@@ -411,8 +481,10 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
       }
     }
     const auto t_train = Clock::now();
-    if (trainer.joinable()) trainer.join();
-    if (trainer_error) std::rethrow_exception(trainer_error);
+    if (trainer_busy) {
+      trainer_busy = false;
+      trainer.wait();
+    }
     if (stopped) {
       say(fmt::format("cfr-run: interrupted during iteration {}'s traversals; the last checkpoint is iteration {}", it,
                       latest_checkpoint));
