@@ -23,9 +23,11 @@ ConfigField int_field(std::string section, std::string key, Int& ref, std::int64
   const std::string name = section + "." + key;
   return {section, key, std::move(help),
           [&ref, lo, hi, name](const void* n, const std::string& where) {
+            // The type first: toml++ converts a float to an integer with undefined behaviour
+            // when it is out of range (found by fuzz_config).
+            if (!node_of(n).is_integer()) throw InputError(fmt::format("{}: {} must be an integer", where, name));
             const auto v = node_of(n).value<std::int64_t>();
-            if (!v || !node_of(n).is_integer())
-              throw InputError(fmt::format("{}: {} must be an integer", where, name));
+            if (!v) throw InputError(fmt::format("{}: {} must be an integer", where, name));
             if (*v < lo || *v > hi) throw InputError(fmt::format("{}: {} = {} is out of range [{}, {}]", where, name, *v, lo, hi));
             ref = static_cast<Int>(*v);
           },

@@ -499,6 +499,17 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     const double train_s = since(t_train);
     m["train_seconds_advantage"] = {adv0_train_s, adv1_s};
     m["train_seconds_strategy"] = strat_s;
+    {  // the training's own compute vs. the rest (item 9: within 15% of forward+backward)
+      double sample = 0, fb = 0, step = 0, total = 0;
+      for (const auto& t : ts) {
+        sample += t.sample_seconds;
+        fb += t.forward_backward_seconds;
+        step += t.step_seconds;
+        total += t.seconds;
+      }
+      m["train_breakdown"] = {{"sample_seconds", sample}, {"forward_backward_seconds", fb}, {"step_seconds", step},
+                              {"total_seconds", total}};
+    }
     m["train_seconds_adv0_after_phase"] = adv0_wait_s;
     m["traversal_seconds"] = traversal_s;
     m["train_seconds"] = train_s;

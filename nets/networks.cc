@@ -329,7 +329,9 @@ TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, ReservoirMemory& mem, 
   model->train();
   double sum = 0;
   for (int step = 0; step < cfg.updates; ++step) {
+    const auto ts0 = std::chrono::steady_clock::now();
     mem.sample(b, rng, span_of(im.hin), span_of(im.htarget), span_of(im.hlegal), span_of(im.hiter));
+    const auto ts1 = std::chrono::steady_clock::now();
     auto x = im.hin.narrow(0, 0, b).to(im.device, cuda);
     auto target = im.htarget.narrow(0, 0, b).to(im.device, cuda);
     auto legal = im.hlegal.narrow(0, 0, b).to(im.device, cuda);
@@ -342,8 +344,13 @@ TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, ReservoirMemory& mem, 
       continue;
     }
     loss.backward();
+    const auto ts2 = std::chrono::steady_clock::now();
     if (cfg.grad_clip > 0) torch::nn::utils::clip_grad_norm_(model->parameters(), cfg.grad_clip);
     opt.step();
+    const auto ts3 = std::chrono::steady_clock::now();
+    st.sample_seconds += std::chrono::duration<double>(ts1 - ts0).count();
+    st.forward_backward_seconds += std::chrono::duration<double>(ts2 - ts1).count();
+    st.step_seconds += std::chrono::duration<double>(ts3 - ts2).count();
     ++st.steps;
     sum += l;
     st.last_loss = l;

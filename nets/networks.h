@@ -50,6 +50,10 @@ struct TrainStats {
   double mean_loss = 0;
   double last_loss = 0;
   double seconds = 0;
+  // Where the time went (the "pure compute" of the updates vs. the rest).
+  double sample_seconds = 0;            // drawing batches from the memory into host buffers
+  double forward_backward_seconds = 0;  // copies to the device, forward, loss, backward
+  double step_seconds = 0;              // gradient clipping and the AdamW step
 };
 
 class DeepCfrNetworks {

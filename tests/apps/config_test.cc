@@ -81,3 +81,13 @@ TEST_CASE("--set overrides parse values as TOML, else as strings, and are checke
   CHECK_THROWS_WITH_AS(apply_override(c, "network.hidden_size=-4"), doctest::Contains("out of range"), InputError);
   CHECK_THROWS_WITH_AS(apply_override(c, "nodot=3"), doctest::Contains("expected section.key=value"), InputError);
 }
+
+TEST_CASE("a float where an integer is expected is refused, however large (found by fuzz_config)") {
+  for (const char* text : {"[evaluation]\ngames = 111111111111111111111111110.4\n", "[run]\nseed = 1e300\n",
+                           "[run]\nmax_iterations = nan\n", "[run]\nmax_iterations = 3.0\n"}) {
+    CAPTURE(text);
+    CHECK_THROWS_WITH_AS(parse_config(text, "f.toml"), doctest::Contains("must be an integer"), InputError);
+  }
+  Config c;
+  CHECK_THROWS_WITH_AS(apply_override(c, "evaluation.games=1e40"), doctest::Contains("must be an integer"), InputError);
+}
