@@ -399,6 +399,9 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     // read only the published snapshots, player 1's phase never touches memory 0, and the trainer
     // RNG is used in the same order as sequentially (adv 0, adv 1, strategy).
     std::array<TrainStats, 3> ts;
+    // Each network's batches come from its own stream, drawn from the checkpointed trainer RNG
+    // at the start of the iteration: results do not depend on which thread trains what.
+    std::array<Rng, kNumNets> net_rng{Rng(train_rng()), Rng(train_rng()), Rng(train_rng())};
     if (cfg.optimization.learning_rate_decay_iterations > 0) {
       const double lr = cfg.optimization.learning_rate /
                         std::sqrt(1.0 + (it - 1) / static_cast<double>(cfg.optimization.learning_rate_decay_iterations));
@@ -409,7 +412,8 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     auto train_adv = [&](int q) {
       const auto t = Clock::now();
       if (cfg.optimization.reinitialize_advantage) nets.reinitialize_advantage(q, it);
-      ts[static_cast<std::size_t>(q)] = nets.train_advantage(q, *adv[static_cast<std::size_t>(q)], it, adv_train, train_rng);
+      ts[static_cast<std::size_t>(q)] =
+          nets.train_advantage(q, *adv[static_cast<std::size_t>(q)], it, adv_train, net_rng[static_cast<std::size_t>(q)]);
       return since(t);
     };
     bool trainer_busy = false;
@@ -491,10 +495,17 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
       break;
     }
     const double adv0_wait_s = since(t_train);  // what remained of adv 0's training after the phase
+    // Advantage net 1 (here) and the strategy net (trainer thread) train side by side.
+    double strat_s = 0;
+    trainer.submit([&] {
+      const auto t_strat = Clock::now();
+      ts[2] = nets.train_strategy(strat, it, strat_train, net_rng[2]);
+      strat_s = since(t_strat);
+    });
+    trainer_busy = true;
     const double adv1_s = train_adv(1);
-    const auto t_strat = Clock::now();
-    ts[2] = nets.train_strategy(strat, it, strat_train, train_rng);
-    const double strat_s = since(t_strat);
+    trainer_busy = false;
+    trainer.wait();
     nets.publish();
     const double train_s = since(t_train);
     m["train_seconds_advantage"] = {adv0_train_s, adv1_s};

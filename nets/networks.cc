@@ -151,8 +151,11 @@ struct DeepCfrNetworks::Impl {
   std::array<std::unique_ptr<TorchEvaluator>, kNumNets> infer;
   double lr = 1e-4, wd = 1e-4;
   std::uint64_t seed = 0;
-  // Batch buffers (host tensors), reused across steps.
-  torch::Tensor hin, htarget, hlegal, hiter;
+  // Batch buffers (host tensors), one set per network (networks may train concurrently).
+  struct HostBatch {
+    torch::Tensor in, target, legal, iter;
+  };
+  std::array<HostBatch, kNumNets> host;
 
   Mlp make(std::uint64_t net_seed) {
     torch::manual_seed(net_seed);
@@ -310,12 +313,13 @@ TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, ReservoirMemory& mem, 
   // Batches are sampled straight into host tensors (pinned on CUDA, so the copies to the device
   // are asynchronous; loss.item() synchronises before the next batch overwrites them).
   const bool cuda = im.device.is_cuda();
-  if (!im.hin.defined() || im.hin.size(0) < b) {
+  auto& hb = im.host[static_cast<std::size_t>(net)];
+  if (!hb.in.defined() || hb.in.size(0) < b) {
     const auto host = torch::TensorOptions().dtype(torch::kFloat32).pinned_memory(cuda);
-    im.hin = torch::empty({b, im.in}, host);
-    im.htarget = torch::empty({b, im.out}, host);
-    im.hlegal = torch::empty({b, im.out}, host);
-    im.hiter = torch::empty({b}, host);
+    hb.in = torch::empty({b, im.in}, host);
+    hb.target = torch::empty({b, im.out}, host);
+    hb.legal = torch::empty({b, im.out}, host);
+    hb.iter = torch::empty({b}, host);
   }
   auto span_of = [b](torch::Tensor& t) {
     return std::span<float>(t.data_ptr<float>(), static_cast<std::size_t>(b * (t.dim() == 2 ? t.size(1) : 1)));
@@ -330,12 +334,12 @@ TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, ReservoirMemory& mem, 
   double sum = 0;
   for (int step = 0; step < cfg.updates; ++step) {
     const auto ts0 = std::chrono::steady_clock::now();
-    mem.sample(b, rng, span_of(im.hin), span_of(im.htarget), span_of(im.hlegal), span_of(im.hiter));
+    mem.sample(b, rng, span_of(hb.in), span_of(hb.target), span_of(hb.legal), span_of(hb.iter));
     const auto ts1 = std::chrono::steady_clock::now();
-    auto x = im.hin.narrow(0, 0, b).to(im.device, cuda);
-    auto target = im.htarget.narrow(0, 0, b).to(im.device, cuda);
-    auto legal = im.hlegal.narrow(0, 0, b).to(im.device, cuda);
-    auto iters = im.hiter.narrow(0, 0, b).to(im.device, cuda);
+    auto x = hb.in.narrow(0, 0, b).to(im.device, cuda);
+    auto target = hb.target.narrow(0, 0, b).to(im.device, cuda);
+    auto legal = hb.legal.narrow(0, 0, b).to(im.device, cuda);
+    auto iters = hb.iter.narrow(0, 0, b).to(im.device, cuda);
     opt.zero_grad();
     auto loss = loss_fn(model->forward(x), target, legal, iters);
     const double l = loss.template item<double>();

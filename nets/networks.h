@@ -9,7 +9,8 @@
 // inference snapshots between traversal phases, so no query ever sees half-updated weights
 // and every query of a phase sees the same weights (samples stay reproducible).
 // Threads: evaluator(i) is used by one thread at a time (the scheduler's device thread);
-// training runs on the trainer thread, never concurrently with publish().
+// different networks may train concurrently on different threads (each has its own batch
+// buffers); training never runs concurrently with publish().
 #include <cstdint>
 #include <memory>
 #include <span>
