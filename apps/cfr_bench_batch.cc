@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
     const std::vector<int> batches = parse_batches(batches_text);
     cfr::configure_torch_threads(threads);
     const auto [W, A] = cfr::game_widths(cfg);
-    cfr::DeepCfrNetworks nets(W, A, {cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device, cfg.network.invariant_chunk}, 1);
+    cfr::DeepCfrNetworks nets(W, A, {cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device, 0, cfg.network.invariant_chunk}, 1);
     cfr::Evaluator& ev = nets.evaluator(0);
     const int max_b = *std::max_element(batches.begin(), batches.end());
     std::vector<float> in(static_cast<std::size_t>(max_b) * W), out(static_cast<std::size_t>(max_b) * A);

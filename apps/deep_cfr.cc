@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <cmath>
 #include <cstdio>
@@ -320,7 +321,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   check_memories_fit(cfg, W, A);
   const auto seed = static_cast<std::uint64_t>(cfg.run.seed);
   DeepCfrNetworks nets(W, A, NetworkConfig{cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device,
-                                             cfg.network.invariant_chunk}, seed);
+                                             0, cfg.network.invariant_chunk}, seed);
   std::array<Evaluator*, kNumNets> evals{&nets.evaluator(0), &nets.evaluator(1), &nets.evaluator(2)};
   // The run directory is created once the networks exist, so that a bad device leaves nothing.
   if (!opts.resume && fs::exists(fs::path(opts.run_dir) / "metrics.jsonl"))
@@ -617,8 +618,16 @@ int traverse_for_learner(const Config& cfg, Distributed& dist, const G& game) {
   configure_torch_threads(cfg.run.torch_threads);
   const int W = game.input_width(), A = game.num_actions();
   const auto seed = static_cast<std::uint64_t>(cfg.run.seed);
+  // With run.device = "cuda", each rank of a host takes its own GPU: its local rank modulo the
+  // host's GPUs (the learner, local rank 0 on its host, takes GPU 0).
+  int local_rank = 0;
+  for (const char* var : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char* v = std::getenv(var)) {
+      local_rank = std::atoi(v);
+      break;
+    }
   DeepCfrNetworks nets(W, A, NetworkConfig{cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device,
-                                             cfg.network.invariant_chunk}, seed);
+                                             local_rank, cfg.network.invariant_chunk}, seed);
   std::array<Evaluator*, kNumNets> evals{&nets.evaluator(0), &nets.evaluator(1), &nets.evaluator(2)};
   const TraversalOptions topts = traversal_options(cfg);
   auto scheduler = make_scheduler(cfg.traversal.scheduler, SchedulerConfig{.window = cfg.traversal.interleave_width,

@@ -178,7 +178,8 @@ DeepCfrNetworks::DeepCfrNetworks(int input_width, int output_width, const Networ
   if (cfg.device == "cuda") {
     if (!torch::cuda::is_available())
       throw InputError("run.device = 'cuda' but no CUDA device is available to LibTorch (this build or machine has none); use 'cpu'");
-    impl_->device = torch::Device(torch::kCUDA);
+    const int count = static_cast<int>(torch::cuda::device_count());
+    impl_->device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(std::max(0, cfg.device_index) % std::max(1, count)));
   } else if (cfg.device != "cpu") {
     throw InputError(fmt::format("device = '{}'; valid: cpu, cuda", cfg.device));
   }

@@ -28,6 +28,7 @@ struct NetworkConfig {
   int num_layers = 3;
   std::string activation = "relu";  // relu | tanh | gelu
   std::string device = "cpu";       // cpu | cuda
+  int device_index = 0;             // cuda: which GPU (taken modulo the number of GPUs)
   /// 0: forward each batch as it comes (fast). N > 0: forward in chunks of exactly N rows (the
   /// last one zero-padded), so that a row's output does not depend on the batch it came in:
   /// BLAS kernels sum in an order that depends on the batch's size and the row's position
