@@ -2,7 +2,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -82,11 +81,7 @@ CheckpointMeta parse_checkpoint_meta(const std::string& text, const std::string&
 
 CheckpointMeta read_checkpoint_meta(const std::string& ck, const Config& cfg, int W, int A) {
   const std::string where = (fs::path(ck) / "meta.json").string();
-  std::ifstream in(where);
-  if (!in) throw InputError(fmt::format("{}: cannot open", where));
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_checkpoint_meta(text.str(), where, cfg, W, A);
+  return parse_checkpoint_meta(read_text_file(where), where, cfg, W, A);
 }
 
 void read_checkpoint_memories(std::istream& in, const std::string& where, ReservoirMemory& adv0, ReservoirMemory& adv1,

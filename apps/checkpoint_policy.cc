@@ -20,32 +20,6 @@ struct LoadedCheckpoint {
 
 namespace {
 
-class StrategyBot final : public lc::Bot {
- public:
-  StrategyBot(Evaluator& net, const LostCitiesTraversalGame& game, std::shared_ptr<void> keep_alive)
-      : net_(net), game_(game), keep_(std::move(keep_alive)), in_(static_cast<std::size_t>(game.input_width())),
-        out_(static_cast<std::size_t>(game.num_actions())) {}
-  std::string_view name() const noexcept override { return "checkpoint"; }
-  bool deterministic() const noexcept override { return true; }
-  int choose_action(const lc::State& st, Rng&) override {
-    const ActionMask legal = st.legal_mask();
-    game_.encode(st, st.current_player(), in_.data());
-    net_.evaluate(in_, std::span<const ActionMask>(&legal, 1), out_);
-    int best = std::countr_zero(legal);
-    for (ActionMask m = legal; m != 0; m &= m - 1) {
-      const int a = std::countr_zero(m);
-      if (out_[static_cast<std::size_t>(a)] > out_[static_cast<std::size_t>(best)]) best = a;
-    }
-    return best;
-  }
-
- private:
-  Evaluator& net_;
-  const LostCitiesTraversalGame& game_;
-  std::shared_ptr<void> keep_;
-  std::vector<float> in_, out_;
-};
-
 class StrategyBatchBot final : public lc::BatchBot {
  public:
   StrategyBatchBot(Evaluator& net, const LostCitiesTraversalGame& game, std::shared_ptr<void> keep_alive)
@@ -79,6 +53,24 @@ class StrategyBatchBot final : public lc::BatchBot {
   std::shared_ptr<void> keep_;
   std::vector<float> in_, out_;
   std::vector<ActionMask> legal_;
+};
+
+/// The same policy one decision at a time (a batch of one).
+class StrategyBot final : public lc::Bot {
+ public:
+  StrategyBot(Evaluator& net, const LostCitiesTraversalGame& game, std::shared_ptr<void> keep_alive)
+      : batch_(net, game, std::move(keep_alive)) {}
+  std::string_view name() const noexcept override { return batch_.name(); }
+  bool deterministic() const noexcept override { return true; }
+  int choose_action(const lc::State& st, Rng&) override {
+    const lc::State* one = &st;
+    int action = 0;
+    batch_.choose_actions({&one, 1}, {&action, 1});
+    return action;
+  }
+
+ private:
+  StrategyBatchBot batch_;
 };
 
 }  // namespace

@@ -1,8 +1,6 @@
 #include "apps/config.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -204,11 +202,7 @@ void apply_table(Config& c, const toml::table& root, const std::string& file) {
 }  // namespace
 
 Config load_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot open file", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_config(text.str(), path);
+  return parse_config(read_text_file(path), path);
 }
 
 Config parse_config(std::string_view text, const std::string& path) {

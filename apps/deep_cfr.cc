@@ -155,6 +155,28 @@ int read_checkpoint(const fs::path& run_dir, const Config& cfg, int W, int A, De
   return meta.iteration;
 }
 
+/// The networks, scheduler, sample-pipe bounds and traversal job a config asks for (shared by the
+/// learner and the traversal ranks of a distributed run).
+NetworkConfig network_config(const Config& cfg, int device_index) {
+  return {cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device, device_index,
+          cfg.network.invariant_chunk};
+}
+std::unique_ptr<Scheduler> configured_scheduler(const Config& cfg) {
+  return make_scheduler(cfg.traversal.scheduler, SchedulerConfig{.window = cfg.traversal.interleave_width,
+                                                                 .max_batch = cfg.traversal.interleave_max_batch,
+                                                                 .threads = cfg.traversal.num_workers,
+                                                                 .deadline_us = cfg.traversal.deadline_us});
+}
+SamplePipeOptions pipe_options(const Config& cfg) {
+  return {.capacity_blocks = cfg.memory.sample_pipe_blocks, .block_samples = cfg.memory.sample_block_samples};
+}
+template <class G>
+TraversalJob phase_job(int it, int player, TraversalShare share, std::uint64_t seed, const G& game, const TraversalOptions& topts) {
+  return {.iteration = it, .traverser = player, .num_traversals = share.count, .first_index = share.first, .seed = seed,
+          .input_width = game.input_width(), .output_width = game.num_actions(),
+          .start = [&game, &topts](TraversalContext& ctx) { return traverse(ctx, game, topts); }};
+}
+
 /// One long-lived thread that runs one job at a time (the trainer thread). A thread per
 /// iteration would make glibc and OpenBLAS set up per-thread state again each time (the soak
 /// run's resident memory crept up with it).
@@ -320,8 +342,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   const int W = game.input_width(), A = game.num_actions();
   check_memories_fit(cfg, W, A);
   const auto seed = static_cast<std::uint64_t>(cfg.run.seed);
-  DeepCfrNetworks nets(W, A, NetworkConfig{cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device,
-                                             0, cfg.network.invariant_chunk}, seed);
+  DeepCfrNetworks nets(W, A, network_config(cfg, 0), seed);
   std::array<Evaluator*, kNumNets> evals{&nets.evaluator(0), &nets.evaluator(1), &nets.evaluator(2)};
   // The run directory is created once the networks exist, so that a bad device leaves nothing.
   if (!opts.resume && fs::exists(fs::path(opts.run_dir) / "metrics.jsonl"))
@@ -346,10 +367,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
       strat(cfg.memory.strategy_capacity, W, A, derive_seed(seed, 2));
   std::array<ReservoirMemory*, 2> adv{&adv0, &adv1};
   const TraversalOptions topts = traversal_options(cfg);
-  auto scheduler = make_scheduler(cfg.traversal.scheduler, SchedulerConfig{.window = cfg.traversal.interleave_width,
-                                                                          .max_batch = cfg.traversal.interleave_max_batch,
-                                                                          .threads = cfg.traversal.num_workers,
-                                                                          .deadline_us = cfg.traversal.deadline_us});
+  auto scheduler = configured_scheduler(cfg);
   TrainConfig adv_train{cfg.optimization.advantage_updates_per_iteration, cfg.optimization.advantage_batch_size,
                               cfg.optimization.learning_rate, cfg.optimization.weight_decay, cfg.optimization.grad_clip,
                               cfg.weighting_mode == "lcfr"};
@@ -397,8 +415,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     BatchStats batch;
     bool stopped = false;
     // Advantage net 0 trains on the trainer thread while player 1's phase traverses: traversals
-    // read only the published snapshots, player 1's phase never touches memory 0, and the trainer
-    // RNG is used in the same order as sequentially (adv 0, adv 1, strategy).
+    // read only the published snapshots and player 1's phase never touches memory 0.
     std::array<TrainStats, 3> ts;
     // Each network's batches come from its own stream, drawn from the checkpointed trainer RNG
     // at the start of the iteration: results do not depend on which thread trains what.
@@ -466,11 +483,8 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
         st = opts.dist->receive_phase(W, A, consume, cfg.distributed.timeout_seconds,
                                       fmt::format("iteration {}, player {}", it, p));
       } else {
-        SamplePipe pipe(W, A, {.capacity_blocks = cfg.memory.sample_pipe_blocks, .block_samples = cfg.memory.sample_block_samples},
-                        consume);
-        TraversalJob job{.iteration = it, .traverser = p, .num_traversals = cfg.traversal.traversals_per_player,
-                         .seed = seed, .input_width = W, .output_width = A,
-                         .start = [&](TraversalContext& ctx) { return traverse(ctx, game, topts); }};
+        SamplePipe pipe(W, A, pipe_options(cfg), consume);
+        const TraversalJob job = phase_job(it, p, {0, cfg.traversal.traversals_per_player}, seed, game, topts);
         st = scheduler->run(job, {evals.data(), evals.size()}, pipe, opts.stop);
         pipe.flush();
       }
@@ -626,14 +640,10 @@ int traverse_for_learner(const Config& cfg, Distributed& dist, const G& game) {
       local_rank = std::atoi(v);
       break;
     }
-  DeepCfrNetworks nets(W, A, NetworkConfig{cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device,
-                                             local_rank, cfg.network.invariant_chunk}, seed);
+  DeepCfrNetworks nets(W, A, network_config(cfg, local_rank), seed);
   std::array<Evaluator*, kNumNets> evals{&nets.evaluator(0), &nets.evaluator(1), &nets.evaluator(2)};
   const TraversalOptions topts = traversal_options(cfg);
-  auto scheduler = make_scheduler(cfg.traversal.scheduler, SchedulerConfig{.window = cfg.traversal.interleave_width,
-                                                                          .max_batch = cfg.traversal.interleave_max_batch,
-                                                                          .threads = cfg.traversal.num_workers,
-                                                                          .deadline_us = cfg.traversal.deadline_us});
+  auto scheduler = configured_scheduler(cfg);
   int iterations = 0;
   std::vector<float> weights;
   while (dist.broadcast(std::int64_t{0}) != 0) {
@@ -642,11 +652,8 @@ int traverse_for_learner(const Config& cfg, Distributed& dist, const G& game) {
     nets.set_published_weights(weights);
     for (int p = 0; p < 2; ++p) {
       const TraversalShare share = traversal_share(cfg.traversal.traversals_per_player, dist.rank(), dist.size());
-      SamplePipe pipe(W, A, {.capacity_blocks = cfg.memory.sample_pipe_blocks, .block_samples = cfg.memory.sample_block_samples},
-                      [&](const SampleBlock& b) { dist.send_block(b, share.first); });
-      TraversalJob job{.iteration = it, .traverser = p, .num_traversals = share.count, .first_index = share.first,
-                       .seed = seed, .input_width = W, .output_width = A,
-                       .start = [&](TraversalContext& ctx) { return traverse(ctx, game, topts); }};
+      SamplePipe pipe(W, A, pipe_options(cfg), [&](const SampleBlock& b) { dist.send_block(b, share.first); });
+      const TraversalJob job = phase_job(it, p, share, seed, game, topts);
       const RunStats st = scheduler->run(job, {evals.data(), evals.size()}, pipe, nullptr);
       pipe.flush();
       dist.send_phase_end(st);

@@ -1,6 +1,17 @@
 #include "engine/errors.h"
 
+#include <fstream>
+#include <sstream>
+
 namespace cfr {
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot open file", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 void check_failed(const char* file, int line, const char* expr, const std::string& msg) {
   throw CheckError(fmt::format("{}:{}: check failed: {}: {}", file, line, expr, msg));

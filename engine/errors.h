@@ -10,6 +10,10 @@ namespace cfr {
 
 /// Bad user input: rules, configs, files, command-line arguments. The message names what is
 /// wrong and where.
+class InputError;
+/// The whole content of a text file; InputError "<path>: cannot open file" when it cannot be read.
+std::string read_text_file(const std::string& path);
+
 class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

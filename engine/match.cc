@@ -44,24 +44,22 @@ void check_match_options(const MatchOptions& opts) {
 
 /// Adds game k's final state (bot 0 in seat k % 2) to the report.
 void record_game(MatchReport& r, const State& s, int k) {
-  const int seat0 = (k % 2) == 1 ? 1 : 0;
-  {
-    const int a = s.total(seat0), b = s.total(1 - seat0);
-    ++r.games;
-    if (a > b)
-      ++r.wins;
-    else if (a < b)
-      ++r.losses;
-    else
-      ++r.draws;
-    if (!s.is_terminal()) ++r.timeouts;
-    r.score0_sum += a;
-    r.score1_sum += b;
-    r.diff_sum += a - b;
-    r.diff_sq_sum += static_cast<double>(a - b) * (a - b);
-    r.length_sum += s.move_count();
-    r.length_sq_sum += static_cast<double>(s.move_count()) * s.move_count();
-  }
+  const int seat0 = k % 2;
+  const int a = s.total(seat0), b = s.total(1 - seat0);
+  ++r.games;
+  if (a > b)
+    ++r.wins;
+  else if (a < b)
+    ++r.losses;
+  else
+    ++r.draws;
+  if (!s.is_terminal()) ++r.timeouts;
+  r.score0_sum += a;
+  r.score1_sum += b;
+  r.diff_sum += a - b;
+  r.diff_sq_sum += static_cast<double>(a - b) * (a - b);
+  r.length_sum += s.move_count();
+  r.length_sq_sum += static_cast<double>(s.move_count()) * s.move_count();
 }
 
 }  // namespace
@@ -95,7 +93,7 @@ MatchReport run_match_batched(BatchBot& bot0, Bot& bot1, const MatchOptions& opt
   struct Live {
     State s;
     Rng rng1;
-    int k, steps, seat0;
+    int k, steps;  // bot 0 sits in seat k % 2
   };
   // Up to `parallel` games are live; a finished game's slot takes the next game, so batches stay
   // full until the last games.
@@ -103,7 +101,7 @@ MatchReport run_match_batched(BatchBot& bot0, Bot& bot1, const MatchOptions& opt
   int next = 0;
   auto start = [&](int k) {
     return Live{State::deal(opts.rules, opts.seed + static_cast<std::uint64_t>(k)),
-                Rng(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 1)), k, 0, (k % 2) == 1 ? 1 : 0};
+                Rng(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 1)), k, 0};
   };
   for (; next < std::min(opts.games, parallel); ++next) live.push_back(start(next));
   std::vector<const State*> pending;
@@ -115,7 +113,7 @@ MatchReport run_match_batched(BatchBot& bot0, Bot& bot1, const MatchOptions& opt
     for (std::size_t i = 0; i < live.size();) {
       Live& g = live[i];
       // bot 1 moves until it is bot 0's turn or the game is over (as play_game would).
-      while (g.steps < opts.max_steps && !g.s.is_terminal() && g.s.current_player() != g.seat0) {
+      while (g.steps < opts.max_steps && !g.s.is_terminal() && g.s.current_player() != g.k % 2) {
         g.s.apply_action(bot1.choose_action(g.s, g.rng1));
         ++g.steps;
       }

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -46,11 +45,7 @@ void TabularPolicy::validate(const std::string& where) const {
 }
 
 PolicyFile read_policy_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot open file", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_policy_file(ss.str(), path);
+  return parse_policy_file(read_text_file(path), path);
 }
 
 PolicyFile parse_policy_file(std::string_view text, const std::string& path) {

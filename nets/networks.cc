@@ -74,8 +74,8 @@ class TorchEvaluator final : public Evaluator {
       chunk_in_.resize(static_cast<std::size_t>(chunk_ * in_));
       for (std::int64_t s = 0; s < n; s += chunk_) {
         const std::int64_t rows = std::min<std::int64_t>(chunk_, n - s);
-        std::fill(chunk_in_.begin(), chunk_in_.end(), 0.0F);
         std::memcpy(chunk_in_.data(), inputs.data() + s * in_, sizeof(float) * static_cast<std::size_t>(rows * in_));
+        std::fill(chunk_in_.begin() + rows * in_, chunk_in_.end(), 0.0F);  // padding rows (last chunk)
         auto x = torch::from_blob(chunk_in_.data(), {chunk_, in_}, torch::kFloat32);
         auto y = net_->forward(x).contiguous();
         std::memcpy(outputs.data() + s * out_, y.data_ptr<float>(), sizeof(float) * static_cast<std::size_t>(rows * out_));
