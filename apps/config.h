@@ -39,6 +39,10 @@ struct TraversalSection {
   std::string outcome_unsampled_regret = "zero";
   std::string cutoff_value_mode = "score_diff";
   std::string opponent_policy = "average_strategy";
+  // simultaneous: both players' phases use the nets of the iteration's start (the reference);
+  // alternating: advantage net 0 is trained and published between the phases (Brown et al.'s
+  // Algorithm 1), so player 1's phase plays against player 0's new strategy.
+  std::string update_order = "simultaneous";
   std::string opponent_bot = "random";
   std::string scheduler = "interleaved";
   int interleave_width = 64;
@@ -55,6 +59,7 @@ struct OptimizationSection {
   int learning_rate_decay_iterations = 0;  // 0 = constant; else lr / sqrt(1 + (t - 1) / this)
   double weight_decay = 1e-4;
   double grad_clip = 1.0;
+  double ema_decay = 0;  // 0 = publish the trained weights; β = publish their moving average
   bool reinitialize_advantage = false;
   std::string nonfinite_policy = "skip";  // skip | stop (NaN/inf in outputs, targets or losses)
 };

@@ -341,6 +341,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   configure_torch_threads(cfg.run.torch_threads);
   const int W = game.input_width(), A = game.num_actions();
   check_memories_fit(cfg, W, A);
+  const bool alternating = cfg.traversal.update_order == "alternating";
   const auto seed = static_cast<std::uint64_t>(cfg.run.seed);
   DeepCfrNetworks nets(W, A, network_config(cfg, 0), seed);
   std::array<Evaluator*, kNumNets> evals{&nets.evaluator(0), &nets.evaluator(1), &nets.evaluator(2)};
@@ -370,7 +371,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   auto scheduler = configured_scheduler(cfg);
   TrainConfig adv_train{cfg.optimization.advantage_updates_per_iteration, cfg.optimization.advantage_batch_size,
                               cfg.optimization.learning_rate, cfg.optimization.weight_decay, cfg.optimization.grad_clip,
-                              cfg.weighting_mode == "lcfr"};
+                              cfg.weighting_mode == "lcfr", cfg.optimization.ema_decay};
   TrainConfig strat_train = adv_train;
   strat_train.updates = cfg.optimization.strategy_updates_per_iteration;
   strat_train.batch_size = cfg.optimization.strategy_batch_size;
@@ -456,7 +457,14 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
       m["ranks"] = opts.dist->size();
     }
     for (int p = 0; p < 2; ++p) {
-      if (p == 1) {
+      if (p == 1 && alternating) {  // player 1 plays against player 0's new strategy
+        adv0_train_s = train_adv(0);
+        nets.publish(advantage_net(0));
+        if (opts.dist != nullptr) {
+          std::vector<float> weights = nets.published_weights();
+          opts.dist->broadcast(weights);
+        }
+      } else if (p == 1) {  // advantage net 0 trains while player 1's phase runs
         trainer.submit([&] { adv0_train_s = train_adv(0); });
         trainer_busy = true;
       }
@@ -548,6 +556,8 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     m["sample_digest"] = fmt::format("{:016x}", digest.value());
     m["loss_advantage"] = {ts[0].mean_loss, ts[1].mean_loss};
     m["loss_strategy"] = ts[2].mean_loss;
+    m["grad_norm"] = {ts[0].mean_grad_norm, ts[1].mean_grad_norm, ts[2].mean_grad_norm};
+    m["clipped_steps"] = {ts[0].clipped_steps, ts[1].clipped_steps, ts[2].clipped_steps};
     m["skipped_nonfinite_steps"] = ts[0].skipped_nonfinite + ts[1].skipped_nonfinite + ts[2].skipped_nonfinite;
     // Non-finite values (deep-cfr.md "Numeric faults"): reported per network with counts; the
     // policy decides whether the run goes on. Non-finite weights always stop it.
@@ -583,7 +593,12 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
         write_policy_file(opts.run_dir + "/policy.json", pol);
         m["nash_conv"] = r.nash_conv;
         m["exploitability"] = r.exploitability;
-        eval_text = fmt::format("  exploitability {:.4f} ({:.0f} mA/g)", r.exploitability, 1e3 * r.exploitability);
+        // What a perfect fit of the strategy net would score: the t-weighted average of the
+        // strategy memory's samples (the gap between the two is the net's fitting error).
+        const double mem_x = exploitability(sample_average_policy(*tree, strat, cfg.weighting_mode == "lcfr")).exploitability;
+        m["exploitability_memory_average"] = mem_x;
+        eval_text = fmt::format("  exploitability {:.4f} ({:.0f} mA/g; memory average {:.4f})", r.exploitability,
+                                1e3 * r.exploitability, mem_x);
       } else if constexpr (std::is_same_v<G, LostCitiesTraversalGame>) {
         // Batched: one forward per round of the games' pending decisions.
         auto me = make_strategy_batch_bot(nets.evaluator(kStrategyNet), game);
@@ -644,6 +659,7 @@ int traverse_for_learner(const Config& cfg, Distributed& dist, const G& game) {
   std::array<Evaluator*, kNumNets> evals{&nets.evaluator(0), &nets.evaluator(1), &nets.evaluator(2)};
   const TraversalOptions topts = traversal_options(cfg);
   auto scheduler = configured_scheduler(cfg);
+  const bool alternating = cfg.traversal.update_order == "alternating";
   int iterations = 0;
   std::vector<float> weights;
   while (dist.broadcast(std::int64_t{0}) != 0) {
@@ -651,6 +667,10 @@ int traverse_for_learner(const Config& cfg, Distributed& dist, const G& game) {
     dist.broadcast(weights);
     nets.set_published_weights(weights);
     for (int p = 0; p < 2; ++p) {
+      if (p == 1 && alternating) {  // advantage net 0 as the learner trained it after phase 0
+        dist.broadcast(weights);
+        nets.set_published_weights(weights);
+      }
       const TraversalShare share = traversal_share(cfg.traversal.traversals_per_player, dist.rank(), dist.size());
       SamplePipe pipe(W, A, pipe_options(cfg), [&](const SampleBlock& b) { dist.send_block(b, share.first); });
       const TraversalJob job = phase_job(it, p, share, seed, game, topts);

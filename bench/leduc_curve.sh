@@ -11,12 +11,12 @@ build/bin/cfr-run configs/leduc.toml --run-dir "$run_dir" "$@" > "$run_dir.log"
 python3 - "$run_dir/metrics.jsonl" <<'PY'
 import json, sys
 wall = 0.0
-print("| iteration | wall (min) | exploitability |")
-print("| ---: | ---: | ---: |")
+print("| iteration | wall (min) | exploitability | memory average |")
+print("| ---: | ---: | ---: | ---: |")
 for line in open(sys.argv[1]):
     j = json.loads(line)
     wall += j["iteration_seconds"]
     if "exploitability" in j:
-        print(f"| {j['iteration']} | {wall / 60:.1f} | {j['exploitability']:.4f} |")
+        print(f"| {j['iteration']} | {wall / 60:.1f} | {j['exploitability']:.4f} | {j.get('exploitability_memory_average', float('nan')):.4f} |")
 PY
 build/bin/cfr-plot "$run_dir" > /dev/null && echo "plots: $run_dir/plots"

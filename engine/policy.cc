@@ -1,11 +1,16 @@
 #include "engine/policy.h"
 
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "engine/errors.h"
+#include "engine/reservoir.h"
 
 namespace cfr {
 
@@ -123,6 +128,40 @@ void write_policy_file(const std::string& path, const TabularPolicy& policy) {
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     throw InputError(fmt::format("{}: cannot rename to {}", tmp, path));
+}
+
+TabularPolicy sample_average_policy(const GameTree& tree, const ReservoirMemory& memory, bool linear) {
+  const int W = tree.encoding_width(), A = tree.num_distinct_actions(), n = tree.num_infosets();
+  CFR_CHECK(memory.input_width() == W && memory.target_width() == A, "memory of {} → {} for a tree of {} → {}",
+            memory.input_width(), memory.target_width(), W, A);
+  const auto bytes = static_cast<std::size_t>(W) * sizeof(float);
+  std::unordered_map<std::string, int> index;
+  index.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) index.emplace(std::string(reinterpret_cast<const char*>(tree.infoset_encoding(i)), bytes), i);
+  std::vector<double> sums(static_cast<std::size_t>(n) * static_cast<std::size_t>(A), 0.0);
+  std::string key;
+  for (std::int64_t k = 0; k < memory.size(); ++k) {
+    key.assign(reinterpret_cast<const char*>(memory.input(k)), bytes);
+    const auto found = index.find(key);
+    if (found == index.end()) continue;
+    const double w = linear ? memory.iteration(k) : 1.0;
+    const float* t = memory.target(k);
+    double* row = sums.data() + static_cast<std::size_t>(found->second) * static_cast<std::size_t>(A);
+    for (int a = 0; a < A; ++a) row[a] += w * t[a];
+  }
+  TabularPolicy pol(tree);
+  for (int i = 0; i < n; ++i) {
+    const ActionMask legal = tree.infoset(i).legal;
+    const double* row = sums.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(A);
+    double total = 0;
+    for (ActionMask m = legal; m != 0; m &= m - 1) total += row[std::countr_zero(m)];
+    const int legal_count = mask_count(legal);
+    for (ActionMask m = legal; m != 0; m &= m - 1) {
+      const int a = std::countr_zero(m);
+      pol.row(i)[static_cast<std::size_t>(a)] = total > 0 ? row[a] / total : 1.0 / legal_count;
+    }
+  }
+  return pol;
 }
 
 }  // namespace cfr

@@ -11,6 +11,8 @@
 
 namespace cfr {
 
+class ReservoirMemory;
+
 class TabularPolicy {
  public:
   explicit TabularPolicy(const GameTree& tree)
@@ -41,6 +43,12 @@ class TabularPolicy {
   const GameTree* tree_;
   std::vector<double> probs_;
 };
+
+/// The average of a strategy memory's samples on every information set of `tree` (samples are
+/// matched to information sets by their exact encoding; others are ignored), weighted by the
+/// sample's iteration if `linear` (as Deep CFR's strategy loss weighs them), else equally:
+/// what a perfect fit of the strategy network would play. Uniform where no sample falls.
+TabularPolicy sample_average_policy(const GameTree& tree, const ReservoirMemory& memory, bool linear);
 
 /// Reads a policy file: its game name and rows. Throws InputError naming the file and what is
 /// wrong (not JSON, a missing or unknown field, a row that is not a list of numbers).

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -149,6 +150,27 @@ struct DeepCfrNetworks::Impl {
   std::array<Mlp, kNumNets> train{Mlp(nullptr), Mlp(nullptr), Mlp(nullptr)};
   std::array<std::unique_ptr<torch::optim::AdamW>, kNumNets> optim;
   std::array<std::unique_ptr<TorchEvaluator>, kNumNets> infer;
+  // Weight averages (TrainConfig::ema_decay), created by the first training with averaging on;
+  // when present they are what publish() copies.
+  std::array<Mlp, kNumNets> ema{Mlp(nullptr), Mlp(nullptr), Mlp(nullptr)};
+  std::array<std::int64_t, kNumNets> ema_steps{};  // steps averaged since the average began
+
+  /// After a step of net n: the average moves towards the weights, with the decay warmed up as
+  /// min(β, (1 + s) / (10 + s)) so that the initial weights are forgotten quickly.
+  void update_ema(int n, double beta) {
+    const auto k = static_cast<std::size_t>(n);
+    torch::NoGradGuard g;
+    if (!ema[k]) {
+      ema[k] = make(0);
+      copy_weights(train[k], ema[k]);
+      ema_steps[k] = 0;
+    }
+    const double s = static_cast<double>(ema_steps[k]++);
+    const double b = std::min(beta, (1.0 + s) / (10.0 + s));
+    auto src = train[k]->parameters();
+    auto dst = ema[k]->parameters();
+    for (std::size_t i = 0; i < src.size(); ++i) dst[i].mul_(b).add_(src[i], 1.0 - b);
+  }
   double lr = 1e-4, wd = 1e-4;
   std::uint64_t seed = 0;
   // Batch buffers (host tensors), one set per network (networks may train concurrently).
@@ -209,7 +231,13 @@ std::int64_t DeepCfrNetworks::parameters_per_network() const {
 }
 
 void DeepCfrNetworks::publish() {
-  for (std::size_t k = 0; k < kNumNets; ++k) copy_weights(impl_->train[k], impl_->infer[k]->net());
+  for (int k = 0; k < kNumNets; ++k) publish(k);
+}
+
+void DeepCfrNetworks::publish(int net) {
+  CFR_CHECK(net >= 0 && net < kNumNets, "network {}", net);
+  const auto k = static_cast<std::size_t>(net);
+  copy_weights(impl_->ema[k] ? impl_->ema[k] : impl_->train[k], impl_->infer[k]->net());
 }
 
 std::vector<float> DeepCfrNetworks::published_weights() const {
@@ -265,6 +293,7 @@ void DeepCfrNetworks::reinitialize_advantage(int player, int iteration) {
   impl_->train[static_cast<std::size_t>(n)] =
       impl_->make(derive_seed(impl_->seed, 0x726569, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(iteration)));
   impl_->reset_optimizer(n);
+  impl_->ema[static_cast<std::size_t>(n)] = Mlp(nullptr);  // a new average begins with the new weights
 }
 
 void DeepCfrNetworks::save(const std::string& path) const {
@@ -275,6 +304,12 @@ void DeepCfrNetworks::save(const std::string& path) const {
     impl_->optim[k]->save(opt);
     root.write(fmt::format("net{}", k), net);
     root.write(fmt::format("optim{}", k), opt);
+    if (impl_->ema[k]) {
+      torch::serialize::OutputArchive ema;
+      impl_->ema[k]->save(ema);
+      root.write(fmt::format("ema{}", k), ema);
+      root.write(fmt::format("ema_steps{}", k), torch::tensor({impl_->ema_steps[k]}, torch::kInt64));
+    }
   }
   root.save_to(path);
 }
@@ -289,6 +324,15 @@ void DeepCfrNetworks::load(const std::string& path) {
       root.read(fmt::format("optim{}", k), opt);
       impl_->train[k]->load(net);
       impl_->optim[k]->load(opt);
+      torch::serialize::InputArchive ema;
+      torch::Tensor steps;
+      if (root.try_read(fmt::format("ema{}", k), ema) && root.try_read(fmt::format("ema_steps{}", k), steps)) {
+        if (!impl_->ema[k]) impl_->ema[k] = impl_->make(0);
+        impl_->ema[k]->load(ema);
+        impl_->ema_steps[k] = steps.item<std::int64_t>();
+      } else {
+        impl_->ema[k] = Mlp(nullptr);
+      }
     }
   } catch (const c10::Error& e) {
     std::string what = e.what_without_backtrace();
@@ -332,7 +376,7 @@ TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, ReservoirMemory& mem, 
     static_cast<torch::optim::AdamWOptions&>(g.options()).weight_decay(cfg.weight_decay);
   }
   model->train();
-  double sum = 0;
+  double sum = 0, grad_norm_sum = 0;
   for (int step = 0; step < cfg.updates; ++step) {
     const auto ts0 = std::chrono::steady_clock::now();
     mem.sample(b, rng, span_of(hb.in), span_of(hb.target), span_of(hb.legal), span_of(hb.iter));
@@ -350,8 +394,13 @@ TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, ReservoirMemory& mem, 
     }
     loss.backward();
     const auto ts2 = std::chrono::steady_clock::now();
-    if (cfg.grad_clip > 0) torch::nn::utils::clip_grad_norm_(model->parameters(), cfg.grad_clip);
+    // The norm is measured with clipping off too (an infinite bound clips nothing).
+    const double norm = torch::nn::utils::clip_grad_norm_(model->parameters(),
+                                                          cfg.grad_clip > 0 ? cfg.grad_clip : std::numeric_limits<double>::infinity());
+    grad_norm_sum += norm;
+    if (cfg.grad_clip > 0 && norm > cfg.grad_clip) ++st.clipped_steps;
     opt.step();
+    if (cfg.ema_decay > 0) im.update_ema(net, cfg.ema_decay);
     const auto ts3 = std::chrono::steady_clock::now();
     st.sample_seconds += std::chrono::duration<double>(ts1 - ts0).count();
     st.forward_backward_seconds += std::chrono::duration<double>(ts2 - ts1).count();
@@ -361,6 +410,7 @@ TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, ReservoirMemory& mem, 
     st.last_loss = l;
   }
   st.mean_loss = st.steps ? sum / st.steps : 0.0;
+  st.mean_grad_norm = st.steps ? grad_norm_sum / st.steps : 0.0;
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return st;
 }

@@ -44,6 +44,10 @@ struct TrainConfig {
   double weight_decay = 1e-4;
   double grad_clip = 1.0;   // global norm (0 = none)
   bool linear_weighting = true;  // weight samples by t / T (linear CFR); false = uniform
+  /// 0: publish the trained weights. β in (0, 1): publish an exponential moving average of the
+  /// weights (Polyak averaging), updated after every step as ema = β·ema + (1 − β)·w, which
+  /// removes most of the step-to-step noise of the published network.
+  double ema_decay = 0;
 };
 
 struct TrainStats {
@@ -56,6 +60,8 @@ struct TrainStats {
   double sample_seconds = 0;            // drawing batches from the memory into host buffers
   double forward_backward_seconds = 0;  // copies to the device, forward, loss, backward
   double step_seconds = 0;              // gradient clipping and the AdamW step
+  double mean_grad_norm = 0;            // global gradient norm before clipping, mean over steps
+  int clipped_steps = 0;                // steps whose gradient norm exceeded grad_clip
 };
 
 class DeepCfrNetworks {
@@ -84,6 +90,8 @@ class DeepCfrNetworks {
   void load(const std::string& path);
   /// Copies the training weights into the inference snapshots.
   void publish();
+  /// Publishes one network (NetId) only.
+  void publish(int net);
 
   /// Output values of network `net` that were NaN or infinite since the last call (each was
   /// replaced by 0 before the traversal saw it); resets the count.

@@ -80,6 +80,13 @@ TEST_CASE("--set overrides parse values as TOML, else as strings, and are checke
   CHECK_THROWS_WITH_AS(apply_override(c, "traversal.width=3"), doctest::Contains("unknown key 'traversal.width'"), InputError);
   CHECK_THROWS_WITH_AS(apply_override(c, "network.hidden_size=-4"), doctest::Contains("out of range"), InputError);
   CHECK_THROWS_WITH_AS(apply_override(c, "nodot=3"), doctest::Contains("expected section.key=value"), InputError);
+  apply_override(c, "traversal.update_order=alternating");
+  apply_override(c, "optimization.ema_decay=0.99");
+  CHECK(c.traversal.update_order == "alternating");
+  CHECK(c.optimization.ema_decay == 0.99);
+  CHECK_THROWS_WITH_AS(apply_override(c, "traversal.update_order=random"),
+                       doctest::Contains("valid: simultaneous, alternating"), InputError);
+  CHECK_THROWS_WITH_AS(apply_override(c, "optimization.ema_decay=1.0"), doctest::Contains("out of range"), InputError);
 }
 
 TEST_CASE("a float where an integer is expected is refused, however large (found by fuzz_config)") {

@@ -10,6 +10,8 @@
 
 #include "engine/best_response.h"
 #include "engine/games.h"
+#include "engine/policy.h"
+#include "engine/reservoir.h"
 #include "engine/tabular_cfr.h"
 #include "tests/engine/conformance.h"
 
@@ -209,4 +211,27 @@ TEST_CASE("policy files round-trip, and a file missing an information set or wit
   file.game = "leduc";
   CHECK_THROWS_WITH_AS(policy_from_rows(t, file, path), doctest::Contains("policy is for game 'leduc'"), InputError);
   std::remove(path.c_str());
+}
+
+TEST_CASE("the sample average policy weighs a memory's samples by iteration, per information set") {
+  const GameTree tree = build_game_tree("kuhn");
+  const int W = tree.encoding_width(), A = tree.num_distinct_actions();
+  REQUIRE(A == 2);
+  ReservoirMemory mem(100, W, A, 1);
+  const float pass[2] = {1.0F, 0.0F}, bet[2] = {0.0F, 1.0F};
+  const ActionMask legal = tree.infoset(0).legal;
+  mem.insert(tree.infoset_encoding(0), pass, legal, 1);
+  mem.insert(tree.infoset_encoding(0), bet, legal, 3);
+  mem.insert(tree.infoset_encoding(1), bet, tree.infoset(1).legal, 2);
+  std::vector<float> unknown(static_cast<std::size_t>(W), 7.0F);  // no information set encodes so
+  mem.insert(unknown.data(), pass, legal, 5);
+  const TabularPolicy lin = sample_average_policy(tree, mem, true);
+  CHECK(lin.prob(0, 0) == Approx(0.25));
+  CHECK(lin.prob(0, 1) == Approx(0.75));
+  CHECK(lin.prob(1, 1) == Approx(1.0));
+  for (int i = 2; i < tree.num_infosets(); ++i) CHECK(lin.prob(i, 0) == Approx(0.5));  // no samples: uniform
+  lin.validate("sample average");
+  const TabularPolicy flat = sample_average_policy(tree, mem, false);
+  CHECK(flat.prob(0, 0) == Approx(0.5));
+  CHECK(flat.prob(1, 1) == Approx(1.0));
 }
