@@ -136,6 +136,8 @@ std::vector<ConfigField> fields(Config& c) {
       int_field("traversal", "interleave_width", t.interleave_width, 1, 1 << 20, "live traversals (scheduler window)"),
       int_field("traversal", "interleave_max_batch", t.interleave_max_batch, 1, 1 << 20, "rows per forward"),
       int_field("traversal", "num_workers", t.num_workers, 1, 1024, "coroutine threads (pooled)"),
+      int_field("traversal", "parallel_shares", t.parallel_shares, 1, 256,
+                "split a traversal phase during which no network trains (player 0's; both with update_order = alternating) into this many contiguous shares, each on its own thread, scheduler and network replica"),
       int_field("traversal", "deadline_us", t.deadline_us, 0, 10'000'000, "flush a batch after this wait (pooled; 0 = never)"),
       choice_field("regret_matching", "all_negative_fallback", c.all_negative_fallback, {"argmax", "uniform"}, "policy when no regret is positive"),
       choice_field("training_weighting", "mode", c.weighting_mode, {"lcfr", "uniform"}, "sample weight t/T (lcfr) or 1"),

@@ -48,6 +48,7 @@ struct TraversalSection {
   int interleave_width = 64;
   int interleave_max_batch = 128;
   int num_workers = 1;
+  int parallel_shares = 1;  // a phase without concurrent training split over this many threads
   int deadline_us = 0;
 };
 struct OptimizationSection {

@@ -237,6 +237,96 @@ class TrainerThread {
   std::thread thread_;
 };
 
+/// A finished share's samples, kept until the shares before it have reached the sink (a sink
+/// takes traversals in index order). Its buffers keep their capacity from phase to phase.
+struct BufferedShare final : SampleSink {
+  TraversalContext carrier;
+  void begin(int input_width, int output_width) {
+    carrier.advantage.configure(input_width, output_width);
+    carrier.strategy.configure(input_width, output_width);
+  }
+  void consume(const TraversalContext& ctx) override {
+    carrier.advantage.append(ctx.advantage);
+    carrier.strategy.append(ctx.strategy);
+    carrier.index = ctx.index;
+  }
+};
+
+/// `traversal.parallel_shares` = S: a traversal phase split into S contiguous shares of the
+/// traversal indices, each run by its own scheduler on its own thread with its own replica of
+/// the published networks. Share 0 streams into the sink; the others are buffered and follow it
+/// in order, so the memories receive the samples in index order as with one share. Traversal j
+/// draws from the same RNG stream whatever S (outputs equal bit for bit with
+/// network.invariant_chunk; docs/deep-cfr.md "Batch invariance").
+template <class G>
+class PhaseShares {
+ public:
+  PhaseShares(int count, const Config& cfg, DeepCfrNetworks& nets, Scheduler& first, const std::array<Evaluator*, kNumNets>& evals,
+              const G& game, const TraversalOptions& topts, std::uint64_t seed)
+      : n_(cfg.traversal.traversals_per_player), game_(game), topts_(topts), seed_(seed) {
+    const int s = std::max(1, std::min(count, n_));
+    nets.set_replicas(s);
+    schedulers_.push_back(&first);
+    evals_.push_back(evals);
+    for (int k = 1; k < s; ++k) {
+      owned_.push_back(configured_scheduler(cfg));
+      schedulers_.push_back(owned_.back().get());
+      evals_.push_back({&nets.evaluator(0, k), &nets.evaluator(1, k), &nets.evaluator(2, k)});
+      threads_.push_back(std::make_unique<TrainerThread>());
+    }
+    for (int k = 0; k < s; ++k) buffers_.push_back(std::make_unique<BufferedShare>());
+  }
+  int count() const noexcept { return static_cast<int>(schedulers_.size()); }
+
+  RunStats run(int it, int p, int shares, SampleSink& sink, const std::atomic<bool>* stop) {
+    shares = std::min(shares, count());
+    std::vector<RunStats> st(static_cast<std::size_t>(shares));
+    auto job = [&](int k) {
+      const auto lo = static_cast<int>(static_cast<std::int64_t>(n_) * k / shares);
+      const auto hi = static_cast<int>(static_cast<std::int64_t>(n_) * (k + 1) / shares);
+      return phase_job(it, p, TraversalShare{lo, hi - lo}, seed_, game_, topts_);
+    };
+    for (int k = 1; k < shares; ++k) {
+      const auto ku = static_cast<std::size_t>(k);
+      buffers_[ku]->begin(game_.input_width(), game_.num_actions());
+      threads_[ku - 1]->submit([&, k, ku] { st[ku] = schedulers_[ku]->run(job(k), {evals_[ku].data(), kNumNets}, *buffers_[ku], stop); });
+    }
+    std::exception_ptr error;
+    try {
+      st[0] = schedulers_[0]->run(job(0), {evals_[0].data(), kNumNets}, sink, stop);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    for (int k = 1; k < shares; ++k) try {
+        threads_[static_cast<std::size_t>(k - 1)]->wait();
+      } catch (...) {
+        if (!error) error = std::current_exception();
+      }
+    if (error) std::rethrow_exception(error);
+    RunStats total = st[0];
+    for (int k = 1; k < shares; ++k) {
+      const auto ku = static_cast<std::size_t>(k);
+      if (buffers_[ku]->carrier.advantage.size() + buffers_[ku]->carrier.strategy.size() > 0) sink.consume(buffers_[ku]->carrier);
+      total.nodes += st[ku].nodes;
+      total.traversals += st[ku].traversals;
+      total.batch.merge(st[ku].batch);
+      total.stopped = total.stopped || st[ku].stopped;
+    }
+    return total;
+  }
+
+ private:
+  int n_;
+  const G& game_;
+  const TraversalOptions& topts_;
+  std::uint64_t seed_;
+  std::vector<std::unique_ptr<Scheduler>> owned_;
+  std::vector<Scheduler*> schedulers_;
+  std::vector<std::array<Evaluator*, kNumNets>> evals_;
+  std::vector<std::unique_ptr<TrainerThread>> threads_;
+  std::vector<std::unique_ptr<BufferedShare>> buffers_;
+};
+
 /// Refuses, before anything is written, memories that cannot fit in this machine's RAM when full.
 void check_memories_fit(const Config& cfg, int W, int A) {
   if (!cfg.memory.check_ram) return;
@@ -369,6 +459,12 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   std::array<ReservoirMemory*, 2> adv{&adv0, &adv1};
   const TraversalOptions topts = traversal_options(cfg);
   auto scheduler = configured_scheduler(cfg);
+  // A distributed learner does not traverse: its share count stays 1.
+  PhaseShares<G> shares(opts.dist != nullptr ? 1 : cfg.traversal.parallel_shares, cfg, nets, *scheduler, evals, game,
+                        topts, seed);
+  // Simultaneous updates on one traversal thread: advantage net 0 trains during player 1's
+  // phase. With parallel shares both cores traverse, and it trains beside advantage net 1.
+  const bool adv0_during_phase1 = !alternating && shares.count() == 1;
   TrainConfig adv_train{cfg.optimization.advantage_updates_per_iteration, cfg.optimization.advantage_batch_size,
                               cfg.optimization.learning_rate, cfg.optimization.weight_decay, cfg.optimization.grad_clip,
                               cfg.weighting_mode == "lcfr", cfg.optimization.ema_decay};
@@ -464,7 +560,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
           std::vector<float> weights = nets.published_weights();
           opts.dist->broadcast(weights);
         }
-      } else if (p == 1) {  // advantage net 0 trains while player 1's phase runs
+      } else if (p == 1 && adv0_during_phase1) {  // advantage net 0 trains while player 1's phase runs
         trainer.submit([&] { adv0_train_s = train_adv(0); });
         trainer_busy = true;
       }
@@ -492,8 +588,9 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
                                       fmt::format("iteration {}, player {}", it, p));
       } else {
         SamplePipe pipe(W, A, pipe_options(cfg), consume);
-        const TraversalJob job = phase_job(it, p, {0, cfg.traversal.traversals_per_player}, seed, game, topts);
-        st = scheduler->run(job, {evals.data(), evals.size()}, pipe, opts.stop);
+        // Parallel shares only where no network trains meanwhile (shares.count() is 1 when
+        // advantage net 0 trains during player 1's phase).
+        st = shares.run(it, p, shares.count(), pipe, opts.stop);
         pipe.flush();
       }
       if (opts.progress) std::fprintf(stderr, "\r%100s\r", "");
@@ -518,9 +615,11 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
       break;
     }
     const double adv0_wait_s = since(t_train);  // what remained of adv 0's training after the phase
-    // Advantage net 1 (here) and the strategy net (trainer thread) train side by side.
+    // Advantage net 1 (here) and the strategy net (trainer thread) train side by side; with
+    // parallel shares and simultaneous updates advantage net 0 trains first on the trainer thread.
     double strat_s = 0;
     trainer.submit([&] {
+      if (!alternating && !adv0_during_phase1) adv0_train_s = train_adv(0);
       const auto t_strat = Clock::now();
       ts[2] = nets.train_strategy(strat, it, strat_train, net_rng[2]);
       strat_s = since(t_strat);

@@ -29,6 +29,16 @@ class ReservoirMemory {
   ReservoirMemory(std::int64_t capacity, int input_width, int target_width, std::uint64_t seed)
       : capacity_(capacity), in_w_(input_width), out_w_(target_width), rng_(seed) {
     CFR_CHECK(capacity > 0, "reservoir capacity {}", capacity);
+    // The whole capacity is reserved at once (address space only: pages are touched as samples
+    // arrive), so that growing never reallocates: a reallocation copies the memory so far,
+    // stalls the inserting thread (and with it, through back-pressure, the traversals) and
+    // needs twice the memory while it lasts.
+    const auto n = static_cast<std::size_t>(capacity);
+    inputs_.reserve(n * static_cast<std::size_t>(in_w_));
+    targets_.reserve(n * static_cast<std::size_t>(out_w_));
+    masks_.reserve(n);
+    iterations_.reserve(n);
+    order_.reserve(n);
   }
 
   /// Offers one sample (input_width + target_width floats, a legal mask, its iteration).

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -150,6 +151,7 @@ struct DeepCfrNetworks::Impl {
   std::array<Mlp, kNumNets> train{Mlp(nullptr), Mlp(nullptr), Mlp(nullptr)};
   std::array<std::unique_ptr<torch::optim::AdamW>, kNumNets> optim;
   std::array<std::unique_ptr<TorchEvaluator>, kNumNets> infer;
+  std::vector<std::array<std::unique_ptr<TorchEvaluator>, kNumNets>> extra;  // replicas 1..
   // Weight averages (TrainConfig::ema_decay), created by the first training with averaging on;
   // when present they are what publish() copies.
   std::array<Mlp, kNumNets> ema{Mlp(nullptr), Mlp(nullptr), Mlp(nullptr)};
@@ -180,6 +182,10 @@ struct DeepCfrNetworks::Impl {
   std::array<HostBatch, kNumNets> host;
 
   Mlp make(std::uint64_t net_seed) {
+    // Initialisation draws from LibTorch's global generator: two threads re-initialising
+    // networks at once must not interleave their seeding and drawing.
+    static std::mutex global_generator;
+    std::lock_guard lock(global_generator);
     torch::manual_seed(net_seed);
     Mlp m(in, out, cfg);
     m->to(device);
@@ -224,6 +230,28 @@ DeepCfrNetworks::~DeepCfrNetworks() = default;
 
 Evaluator& DeepCfrNetworks::evaluator(int net) { return *impl_->infer[static_cast<std::size_t>(net)]; }
 
+void DeepCfrNetworks::set_replicas(int count) {
+  CFR_CHECK(count >= 1, "{} replicas", count);
+  auto& im = *impl_;
+  im.extra.resize(static_cast<std::size_t>(count - 1));
+  for (auto& set : im.extra)
+    for (std::size_t k = 0; k < kNumNets; ++k)
+      if (!set[k]) {
+        Mlp snap = im.make(0);
+        copy_weights(im.infer[k]->net(), snap);
+        snap->eval();
+        set[k] = std::make_unique<TorchEvaluator>(snap, in_w_, out_w_, im.device, im.cfg.invariant_chunk);
+      }
+}
+
+int DeepCfrNetworks::replicas() const noexcept { return 1 + static_cast<int>(impl_->extra.size()); }
+
+Evaluator& DeepCfrNetworks::evaluator(int net, int replica) {
+  CFR_CHECK(replica >= 0 && replica < replicas() && net >= 0 && net < kNumNets, "replica {} of network {}", replica, net);
+  if (replica == 0) return evaluator(net);
+  return *impl_->extra[static_cast<std::size_t>(replica - 1)][static_cast<std::size_t>(net)];
+}
+
 std::int64_t DeepCfrNetworks::parameters_per_network() const {
   std::int64_t n = 0;
   for (const auto& p : impl_->train[0]->parameters()) n += p.numel();
@@ -238,6 +266,7 @@ void DeepCfrNetworks::publish(int net) {
   CFR_CHECK(net >= 0 && net < kNumNets, "network {}", net);
   const auto k = static_cast<std::size_t>(net);
   copy_weights(impl_->ema[k] ? impl_->ema[k] : impl_->train[k], impl_->infer[k]->net());
+  for (auto& set : impl_->extra) copy_weights(impl_->infer[k]->net(), set[k]->net());
 }
 
 std::vector<float> DeepCfrNetworks::published_weights() const {
@@ -270,7 +299,9 @@ void DeepCfrNetworks::set_published_weights(std::span<const float> weights) {
 }
 
 std::int64_t DeepCfrNetworks::take_nonfinite_outputs(int net) {
-  return impl_->infer[static_cast<std::size_t>(net)]->take_nonfinite();
+  std::int64_t n = impl_->infer[static_cast<std::size_t>(net)]->take_nonfinite();
+  for (auto& set : impl_->extra) n += set[static_cast<std::size_t>(net)]->take_nonfinite();
+  return n;
 }
 
 bool DeepCfrNetworks::weights_finite(int net) const {

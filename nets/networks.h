@@ -74,6 +74,11 @@ class DeepCfrNetworks {
 
   /// The evaluator of network `net` (NetId), reading the published snapshot.
   Evaluator& evaluator(int net);
+  /// Replicas of the published snapshots (own weights and buffers) for traversals that run on
+  /// several threads at once; publish() updates them too. Replica 0 is evaluator(net).
+  void set_replicas(int count);
+  int replicas() const noexcept;
+  Evaluator& evaluator(int net, int replica);
 
   /// Masked MSE of the advantage net of `player` on batches from `memory` (§3).
   TrainStats train_advantage(int player, ReservoirMemory& memory, int iteration, const TrainConfig& cfg, Rng& rng);
