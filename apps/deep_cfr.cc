@@ -177,13 +177,14 @@ TraversalJob phase_job(int it, int player, TraversalShare share, std::uint64_t s
           .start = [&game, &topts](TraversalContext& ctx) { return traverse(ctx, game, topts); }};
 }
 
-/// One long-lived thread that runs one job at a time (the trainer thread). A thread per
+/// One long-lived thread that runs one job at a time (the trainer thread, the threads of
+/// parallel traversal shares). A thread per
 /// iteration would make glibc and OpenBLAS set up per-thread state again each time (the soak
 /// run's resident memory crept up with it).
-class TrainerThread {
+class WorkerThread {
  public:
-  TrainerThread() : thread_([this] { loop(); }) {}
-  ~TrainerThread() {
+  WorkerThread() : thread_([this] { loop(); }) {}
+  ~WorkerThread() {
     {
       std::lock_guard lock(m_);
       quit_ = true;
@@ -191,8 +192,8 @@ class TrainerThread {
     cv_.notify_all();
     thread_.join();
   }
-  TrainerThread(const TrainerThread&) = delete;
-  TrainerThread& operator=(const TrainerThread&) = delete;
+  WorkerThread(const WorkerThread&) = delete;
+  WorkerThread& operator=(const WorkerThread&) = delete;
   void submit(std::function<void()> job) {
     {
       std::lock_guard lock(m_);
@@ -272,14 +273,14 @@ class PhaseShares {
       owned_.push_back(configured_scheduler(cfg));
       schedulers_.push_back(owned_.back().get());
       evals_.push_back({&nets.evaluator(0, k), &nets.evaluator(1, k), &nets.evaluator(2, k)});
-      threads_.push_back(std::make_unique<TrainerThread>());
+      threads_.push_back(std::make_unique<WorkerThread>());
+      buffers_.push_back(std::make_unique<BufferedShare>());  // share k's is buffers_[k - 1]
     }
-    for (int k = 0; k < s; ++k) buffers_.push_back(std::make_unique<BufferedShare>());
   }
   int count() const noexcept { return static_cast<int>(schedulers_.size()); }
 
-  RunStats run(int it, int p, int shares, SampleSink& sink, const std::atomic<bool>* stop) {
-    shares = std::min(shares, count());
+  RunStats run(int it, int p, SampleSink& sink, const std::atomic<bool>* stop) {
+    const int shares = count();
     std::vector<RunStats> st(static_cast<std::size_t>(shares));
     auto job = [&](int k) {
       const auto lo = static_cast<int>(static_cast<std::int64_t>(n_) * k / shares);
@@ -288,8 +289,8 @@ class PhaseShares {
     };
     for (int k = 1; k < shares; ++k) {
       const auto ku = static_cast<std::size_t>(k);
-      buffers_[ku]->begin(game_.input_width(), game_.num_actions());
-      threads_[ku - 1]->submit([&, k, ku] { st[ku] = schedulers_[ku]->run(job(k), {evals_[ku].data(), kNumNets}, *buffers_[ku], stop); });
+      buffers_[ku - 1]->begin(game_.input_width(), game_.num_actions());
+      threads_[ku - 1]->submit([&, k, ku] { st[ku] = schedulers_[ku]->run(job(k), {evals_[ku].data(), kNumNets}, *buffers_[ku - 1], stop); });
     }
     std::exception_ptr error;
     try {
@@ -306,7 +307,8 @@ class PhaseShares {
     RunStats total = st[0];
     for (int k = 1; k < shares; ++k) {
       const auto ku = static_cast<std::size_t>(k);
-      if (buffers_[ku]->carrier.advantage.size() + buffers_[ku]->carrier.strategy.size() > 0) sink.consume(buffers_[ku]->carrier);
+      const TraversalContext& buffered = buffers_[ku - 1]->carrier;
+      if (buffered.advantage.size() + buffered.strategy.size() > 0) sink.consume(buffered);
       total.nodes += st[ku].nodes;
       total.traversals += st[ku].traversals;
       total.batch.merge(st[ku].batch);
@@ -323,7 +325,7 @@ class PhaseShares {
   std::vector<std::unique_ptr<Scheduler>> owned_;
   std::vector<Scheduler*> schedulers_;
   std::vector<std::array<Evaluator*, kNumNets>> evals_;
-  std::vector<std::unique_ptr<TrainerThread>> threads_;
+  std::vector<std::unique_ptr<WorkerThread>> threads_;
   std::vector<std::unique_ptr<BufferedShare>> buffers_;
 };
 
@@ -497,7 +499,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     say(fmt::format("cfr-run: resumed from the checkpoint of iteration {}{}", first - 1,
                     cfg.checkpoint.include_memories ? "" : " (memories were not saved: they restart empty)"));
   int done = first - 1;
-  TrainerThread trainer;
+  WorkerThread trainer;
   for (int it = first; it <= cfg.run.max_iterations; ++it) {
     if (opts.stop && opts.stop->load()) break;
     if (cfg.run.max_minutes > 0 && since(t_start) > cfg.run.max_minutes * 60) {
@@ -533,7 +535,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     };
     bool trainer_busy = false;
     struct WaitForTrainer {  // on an exception, the trainer's job must end before its captures do
-      TrainerThread& t;
+      WorkerThread& t;
       bool& busy;
       ~WaitForTrainer() {
         if (busy) try {
@@ -588,9 +590,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
                                       fmt::format("iteration {}, player {}", it, p));
       } else {
         SamplePipe pipe(W, A, pipe_options(cfg), consume);
-        // Parallel shares only where no network trains meanwhile (shares.count() is 1 when
-        // advantage net 0 trains during player 1's phase).
-        st = shares.run(it, p, shares.count(), pipe, opts.stop);
+        st = shares.run(it, p, pipe, opts.stop);
         pipe.flush();
       }
       if (opts.progress) std::fprintf(stderr, "\r%100s\r", "");
