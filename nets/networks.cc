@@ -191,6 +191,13 @@ struct DeepCfrNetworks::Impl {
     m->to(device);
     return m;
   }
+  /// An inference snapshot (own weights and buffers) holding a copy of `from`.
+  std::unique_ptr<TorchEvaluator> make_snapshot(const Mlp& from) {
+    Mlp snap = make(0);
+    copy_weights(from, snap);
+    snap->eval();
+    return std::make_unique<TorchEvaluator>(snap, in, out, device, cfg.invariant_chunk);
+  }
   void reset_optimizer(int n) {
     optim[static_cast<std::size_t>(n)] = std::make_unique<torch::optim::AdamW>(
         train[static_cast<std::size_t>(n)]->parameters(), torch::optim::AdamWOptions(lr).weight_decay(wd));
@@ -219,10 +226,7 @@ DeepCfrNetworks::DeepCfrNetworks(int input_width, int output_width, const Networ
     const auto k = static_cast<std::size_t>(n);
     impl_->train[k] = impl_->make(derive_seed(seed, 0x6e657473, static_cast<std::uint64_t>(n)));
     impl_->reset_optimizer(n);
-    Mlp snap = impl_->make(0);
-    copy_weights(impl_->train[k], snap);
-    snap->eval();
-    impl_->infer[k] = std::make_unique<TorchEvaluator>(snap, input_width, output_width, impl_->device, cfg.invariant_chunk);
+    impl_->infer[k] = impl_->make_snapshot(impl_->train[k]);
   }
 }
 
@@ -236,12 +240,7 @@ void DeepCfrNetworks::set_replicas(int count) {
   im.extra.resize(static_cast<std::size_t>(count - 1));
   for (auto& set : im.extra)
     for (std::size_t k = 0; k < kNumNets; ++k)
-      if (!set[k]) {
-        Mlp snap = im.make(0);
-        copy_weights(im.infer[k]->net(), snap);
-        snap->eval();
-        set[k] = std::make_unique<TorchEvaluator>(snap, in_w_, out_w_, im.device, im.cfg.invariant_chunk);
-      }
+      if (!set[k]) set[k] = im.make_snapshot(im.infer[k]->net());
 }
 
 int DeepCfrNetworks::replicas() const noexcept { return 1 + static_cast<int>(impl_->extra.size()); }
