@@ -113,11 +113,12 @@ void State::encode_info_state(int player, std::span<float> out) const {
   CFR_CHECK(player == 0 || player == 1, "player {}", player);
   for (int i = 0; i < kEncodingSize; ++i) out[i] = 0.0F;
   out[player] = 1.0F;
-  if (private_[player] >= 0) out[2 + private_[player]] = 1.0F;
-  if (public_ >= 0) out[8 + public_] = 1.0F;
+  if (private_[player] >= 0) out[2 + private_[player] / 2] = 1.0F;
+  if (public_ >= 0) out[2 + kNumRanks + public_ / 2] = 1.0F;
+  constexpr int kHistory = 2 + 2 * kNumRanks;
   for (int r = 0; r < 2; ++r)
     for (int i = 0; i < hlen_[r]; ++i)
-      if (history_[r][i] != kFold) out[14 + r * 8 + 2 * i + (history_[r][i] - 1)] = 1.0F;
+      if (history_[r][i] != kFold) out[kHistory + r * 8 + 2 * i + (history_[r][i] - 1)] = 1.0F;
 }
 
 void State::check_invariants() const {

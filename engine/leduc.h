@@ -9,8 +9,11 @@
 //
 // Information-state key: "<private>|<public>|<round 1>|<round 2>", card ids 0..5, public "-"
 // before it is dealt, actions f/c/r, e.g. "3|-|r|", "0|4|cc|r".
-// Encoding (30 floats): player one-hot (2), private card one-hot (6), public card one-hot (6),
-// then for each round 4 positions × one-hot (call, raise).
+// Encoding (24 floats): player one-hot (2), private rank one-hot (3), public rank one-hot (3),
+// then for each round 4 positions × one-hot (call, raise). Ranks, not cards: suits never matter in
+// Leduc (a pair is two equal ranks), so suit-isomorphic information sets — the same strategy in
+// every equilibrium — share one input and a network pools their samples instead of learning the
+// symmetry from twice to four times fewer samples each. Keys stay card-exact.
 #include <array>
 #include <cstdint>
 #include <span>
@@ -27,7 +30,8 @@ inline constexpr int kFold = 0;
 inline constexpr int kCall = 1;
 inline constexpr int kRaise = 2;
 inline constexpr int kMaxRoundActions = 4;
-inline constexpr int kEncodingSize = 2 + 6 + 6 + 2 * kMaxRoundActions * 2;
+inline constexpr int kNumRanks = 3;
+inline constexpr int kEncodingSize = 2 + kNumRanks + kNumRanks + 2 * kMaxRoundActions * 2;
 
 class State {
  public:

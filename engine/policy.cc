@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <unordered_map>
@@ -130,25 +131,47 @@ void write_policy_file(const std::string& path, const TabularPolicy& policy) {
     throw InputError(fmt::format("{}: cannot rename to {}", tmp, path));
 }
 
-TabularPolicy sample_average_policy(const GameTree& tree, const ReservoirMemory& memory, bool linear) {
+std::vector<double> sample_sums(const GameTree& tree, const ReservoirMemory& memory, bool linear, std::vector<double>* weights) {
   const int W = tree.encoding_width(), A = tree.num_distinct_actions(), n = tree.num_infosets();
   CFR_CHECK(memory.input_width() == W && memory.target_width() == A, "memory of {} → {} for a tree of {} → {}",
             memory.input_width(), memory.target_width(), W, A);
+  // Information sets that share an encoding (a game may encode an abstraction, e.g. Leduc's
+  // ranks) share one row of sums: group them, sum once per group, then copy to every member.
   const auto bytes = static_cast<std::size_t>(W) * sizeof(float);
-  std::unordered_map<std::string, int> index;
-  index.reserve(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) index.emplace(std::string(reinterpret_cast<const char*>(tree.infoset_encoding(i)), bytes), i);
-  std::vector<double> sums(static_cast<std::size_t>(n) * static_cast<std::size_t>(A), 0.0);
+  std::unordered_map<std::string, int> group;
+  group.reserve(static_cast<std::size_t>(n));
+  std::vector<int> group_of(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const auto [it, fresh] = group.try_emplace(std::string(reinterpret_cast<const char*>(tree.infoset_encoding(i)), bytes),
+                                               static_cast<int>(group.size()));
+    group_of[static_cast<std::size_t>(i)] = it->second;
+  }
+  const auto rowsz = static_cast<std::size_t>(A);
+  std::vector<double> gsums(group.size() * rowsz, 0.0), gweights(group.size(), 0.0);
   std::string key;
   for (std::int64_t k = 0; k < memory.size(); ++k) {
     key.assign(reinterpret_cast<const char*>(memory.input(k)), bytes);
-    const auto found = index.find(key);
-    if (found == index.end()) continue;
+    const auto found = group.find(key);
+    if (found == group.end()) continue;
     const double w = linear ? memory.iteration(k) : 1.0;
     const float* t = memory.target(k);
-    double* row = sums.data() + static_cast<std::size_t>(found->second) * static_cast<std::size_t>(A);
+    double* row = gsums.data() + static_cast<std::size_t>(found->second) * rowsz;
     for (int a = 0; a < A; ++a) row[a] += w * t[a];
+    gweights[static_cast<std::size_t>(found->second)] += w;
   }
+  std::vector<double> sums(static_cast<std::size_t>(n) * rowsz);
+  if (weights) weights->assign(static_cast<std::size_t>(n), 0.0);
+  for (int i = 0; i < n; ++i) {
+    if (weights) (*weights)[static_cast<std::size_t>(i)] = gweights[static_cast<std::size_t>(group_of[static_cast<std::size_t>(i)])];
+    std::copy_n(gsums.data() + static_cast<std::size_t>(group_of[static_cast<std::size_t>(i)]) * rowsz, A,
+                sums.data() + static_cast<std::size_t>(i) * rowsz);
+  }
+  return sums;
+}
+
+TabularPolicy sample_average_policy(const GameTree& tree, const ReservoirMemory& memory, bool linear) {
+  const int A = tree.num_distinct_actions(), n = tree.num_infosets();
+  const std::vector<double> sums = sample_sums(tree, memory, linear);
   TabularPolicy pol(tree);
   for (int i = 0; i < n; ++i) {
     const ActionMask legal = tree.infoset(i).legal;

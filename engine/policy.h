@@ -44,6 +44,15 @@ class TabularPolicy {
   std::vector<double> probs_;
 };
 
+/// Per information set of `tree`, the sum of a memory's sample targets (num_distinct_actions per
+/// row, row-major), each weighted by its iteration if `linear`, else 1. Samples are matched by
+/// their exact encoding (others are ignored); information sets that share an encoding share the
+/// sums. What a perfect fit of a network trained on the memory would output, up to a positive
+/// factor per row. With `weights`, also each information set's total sample weight (the sums
+/// over it are the mean a fit would output).
+std::vector<double> sample_sums(const GameTree& tree, const ReservoirMemory& memory, bool linear,
+                                std::vector<double>* weights = nullptr);
+
 /// The average of a strategy memory's samples on every information set of `tree` (samples are
 /// matched to information sets by their exact encoding; others are ignored), weighted by the
 /// sample's iteration if `linear` (as Deep CFR's strategy loss weighs them), else equally:

@@ -1,6 +1,7 @@
 // Kuhn and Leduc poker: conformance, tree sizes and the exact values of small-games.md.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -234,4 +235,37 @@ TEST_CASE("the sample average policy weighs a memory's samples by iteration, per
   const TabularPolicy flat = sample_average_policy(tree, mem, false);
   CHECK(flat.prob(0, 0) == Approx(0.5));
   CHECK(flat.prob(1, 1) == Approx(1.0));
+}
+
+TEST_CASE("Leduc encodes ranks: suit-isomorphic information sets share an input and a sample average") {
+  const GameTree tree = build_game_tree("leduc");
+  const int W = tree.encoding_width(), A = tree.num_distinct_actions();
+  auto index_of = [&](const std::string& key) {
+    for (int i = 0; i < tree.num_infosets(); ++i)
+      if (tree.infoset(i).key == key) return i;
+    FAIL("no information set " << key);
+    return -1;
+  };
+  auto same_input = [&](int a, int b) { return std::equal(tree.infoset_encoding(a), tree.infoset_encoding(a) + W, tree.infoset_encoding(b)); };
+  // J1 and J2 first to act; J1 and K1 differ; a pair (J2 on J1) differs from J2 on Q1.
+  const int j1 = index_of("0|-||"), j2 = index_of("1|-||"), k1 = index_of("4|-||");
+  CHECK(same_input(j1, j2));
+  CHECK_FALSE(same_input(j1, k1));
+  CHECK(same_input(index_of("1|0|cc|"), index_of("0|1|cc|")));
+  CHECK(same_input(index_of("1|2|cc|"), index_of("0|3|cc|")));
+  CHECK_FALSE(same_input(index_of("1|0|cc|"), index_of("1|2|cc|")));
+  // Samples stored under J1's input count for J2 too (and K1 stays unsampled: uniform).
+  ReservoirMemory mem(10, W, A, 1);
+  const float call[3] = {0.0F, 1.0F, 0.0F}, raise[3] = {0.0F, 0.0F, 1.0F};
+  mem.insert(tree.infoset_encoding(j1), call, tree.infoset(j1).legal, 1);
+  mem.insert(tree.infoset_encoding(j2), raise, tree.infoset(j2).legal, 3);
+  const TabularPolicy avg = sample_average_policy(tree, mem, true);
+  for (int i : {j1, j2}) {
+    CHECK(avg.prob(i, 1) == Approx(0.25));
+    CHECK(avg.prob(i, 2) == Approx(0.75));
+  }
+  CHECK(avg.prob(k1, 1) == Approx(0.5));
+  const std::vector<double> sums = sample_sums(tree, mem, false);
+  CHECK(sums[static_cast<std::size_t>(j2 * A + 1)] == 1.0);
+  CHECK(sums[static_cast<std::size_t>(j2 * A + 2)] == 1.0);
 }
