@@ -70,6 +70,7 @@ struct MemorySection {
   int sample_pipe_blocks = 8;        // bound of the traversal → memory queue, in blocks
   int sample_block_samples = 4096;   // samples per block
   bool check_ram = true;             // refuse memories that cannot fit in this machine's RAM
+  bool merge_duplicates = false;     // train on the samples merged per distinct input (MergedSamples)
 };
 struct EvaluationSection {
   int eval_every = 5;

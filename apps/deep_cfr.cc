@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <unordered_map>
 #include <utility>
 #include <filesystem>
 #include <fstream>
@@ -79,6 +80,36 @@ TabularPolicy strategy_policy(const GameTree& tree, Evaluator& strategy) {
     for (int a = 0; a < A; ++a) pol.row(i)[static_cast<std::size_t>(a)] = probs[static_cast<std::size_t>(a)] / sum;
   }
   return pol;
+}
+
+double advantage_fit_l1(const GameTree& tree, Evaluator& advantage, const ReservoirMemory& memory, int player,
+                        bool linear, RmFallback fallback, double rm_epsilon) {
+  const int W = tree.encoding_width(), A = tree.num_distinct_actions(), n = tree.num_infosets();
+  std::vector<double> weights;
+  const std::vector<double> sums = sample_sums(tree, memory, linear, &weights);
+  std::vector<float> in, out, mean(static_cast<std::size_t>(A)), p_net(static_cast<std::size_t>(A)),
+      p_mean(static_cast<std::size_t>(A));
+  std::vector<ActionMask> legal;
+  std::vector<int> rows;
+  for (int i = 0; i < n; ++i) {
+    if (tree.infoset(i).player != player) continue;
+    if (weights[static_cast<std::size_t>(i)] <= 0) continue;
+    rows.push_back(i);
+    in.insert(in.end(), tree.infoset_encoding(i), tree.infoset_encoding(i) + W);
+    legal.push_back(tree.infoset(i).legal);
+  }
+  if (rows.empty()) return 0.0;
+  out.resize(rows.size() * static_cast<std::size_t>(A));
+  advantage.evaluate(in, legal, out);
+  double total = 0;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const double* row = sums.data() + static_cast<std::size_t>(rows[r]) * static_cast<std::size_t>(A);
+    for (int a = 0; a < A; ++a) mean[static_cast<std::size_t>(a)] = static_cast<float>(row[a] / weights[static_cast<std::size_t>(rows[r])]);
+    regret_matching(out.data() + r * static_cast<std::size_t>(A), legal[r], A, fallback, rm_epsilon, p_net.data());
+    regret_matching(mean.data(), legal[r], A, fallback, rm_epsilon, p_mean.data());
+    for (int a = 0; a < A; ++a) total += std::abs(p_net[static_cast<std::size_t>(a)] - p_mean[static_cast<std::size_t>(a)]);
+  }
+  return total / static_cast<double>(rows.size());
 }
 
 namespace fs = std::filesystem;
@@ -474,6 +505,19 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   strat_train.updates = cfg.optimization.strategy_updates_per_iteration;
   strat_train.batch_size = cfg.optimization.strategy_batch_size;
   Rng train_rng(derive_seed(seed, 3));
+  // memory.merge_duplicates: each training draws from its memory's samples merged per input
+  // (MergedSamples, rebuilt from the memory's content first), whose weight column already holds
+  // each row's total weight under the run's weighting.
+  std::array<MergedSamples, 3> merged;
+  auto batches = [&](ReservoirMemory& mem, MergedSamples& view) -> BatchSource& {
+    if (!cfg.memory.merge_duplicates) return mem;
+    view.rebuild(mem, cfg.weighting_mode == "lcfr");
+    return view;
+  };
+  auto merged_cfg = [&](TrainConfig c) {
+    if (cfg.memory.merge_duplicates) c.linear_weighting = true;
+    return c;
+  };
 
   const Memories memories{&adv0, &adv1, &strat};
   int first = 1;
@@ -529,8 +573,8 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     auto train_adv = [&](int q) {
       const auto t = Clock::now();
       if (cfg.optimization.reinitialize_advantage) nets.reinitialize_advantage(q, it);
-      ts[static_cast<std::size_t>(q)] =
-          nets.train_advantage(q, *adv[static_cast<std::size_t>(q)], it, adv_train, net_rng[static_cast<std::size_t>(q)]);
+      ts[static_cast<std::size_t>(q)] = nets.train_advantage(q, batches(*adv[static_cast<std::size_t>(q)], merged[static_cast<std::size_t>(q)]),
+                                                             it, merged_cfg(adv_train), net_rng[static_cast<std::size_t>(q)]);
       return since(t);
     };
     bool trainer_busy = false;
@@ -621,7 +665,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     trainer.submit([&] {
       if (!alternating && !adv0_during_phase1) adv0_train_s = train_adv(0);
       const auto t_strat = Clock::now();
-      ts[2] = nets.train_strategy(strat, it, strat_train, net_rng[2]);
+      ts[2] = nets.train_strategy(batches(strat, merged[2]), it, merged_cfg(strat_train), net_rng[2]);
       strat_s = since(t_strat);
     });
     trainer_busy = true;
@@ -696,6 +740,10 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
         // strategy memory's samples (the gap between the two is the net's fitting error).
         const double mem_x = exploitability(sample_average_policy(*tree, strat, cfg.weighting_mode == "lcfr")).exploitability;
         m["exploitability_memory_average"] = mem_x;
+        const auto to = traversal_options(cfg);
+        m["advantage_fit_l1"] = {
+            advantage_fit_l1(*tree, nets.evaluator(advantage_net(0)), adv0, 0, cfg.weighting_mode == "lcfr", to.fallback, to.rm_epsilon),
+            advantage_fit_l1(*tree, nets.evaluator(advantage_net(1)), adv1, 1, cfg.weighting_mode == "lcfr", to.fallback, to.rm_epsilon)};
         eval_text = fmt::format("  exploitability {:.4f} ({:.0f} mA/g; memory average {:.4f})", r.exploitability,
                                 1e3 * r.exploitability, mem_x);
       } else if constexpr (std::is_same_v<G, LostCitiesTraversalGame>) {

@@ -8,6 +8,7 @@
 
 #include "apps/checkpoint_format.h"
 #include "apps/config.h"
+#include "engine/traversal.h"
 
 namespace cfr {
 
@@ -26,6 +27,7 @@ class DeepCfrNetworks;
 class GameTree;
 class TabularPolicy;
 class Evaluator;
+class ReservoirMemory;
 
 /// Loads checkpoint directory `ck` into `nets` after checking it matches cfg (format version,
 /// game, widths, network shape); returns its iteration.
@@ -33,6 +35,11 @@ int load_checkpoint_networks(const std::string& ck, const Config& cfg, int input
                              DeepCfrNetworks& nets);
 /// The strategy network's policy on every information set of an enumerable game.
 TabularPolicy strategy_policy(const GameTree& tree, Evaluator& strategy);
+/// How far an advantage network's regret-matching policy is from that of a perfect fit of its
+/// memory (the per-information-set weighted mean of the samples, sample_sums): the L1 distance
+/// between the two policies, averaged over `player`'s information sets that hold samples.
+double advantage_fit_l1(const GameTree& tree, Evaluator& advantage, const ReservoirMemory& memory, int player,
+                        bool linear, RmFallback fallback, double rm_epsilon);
 /// Input width of the configured game's encoding and its number of actions.
 std::pair<int, int> game_widths(const Config& cfg);
 

@@ -380,11 +380,11 @@ void DeepCfrNetworks::load(const std::string& path) {
 namespace {
 
 template <class Loss>
-TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, ReservoirMemory& mem, const TrainConfig& cfg, Rng& rng, Loss&& loss_fn) {
+TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, BatchSource& mem, const TrainConfig& cfg, Rng& rng, Loss&& loss_fn) {
   TrainStats st;
   const auto t0 = std::chrono::steady_clock::now();
-  if (mem.size() == 0) return st;
-  const int b = static_cast<int>(std::min<std::int64_t>(cfg.batch_size, mem.size()));
+  if (mem.rows() == 0) return st;
+  const int b = static_cast<int>(std::min<std::int64_t>(cfg.batch_size, mem.rows()));
   // Batches are sampled straight into host tensors (pinned on CUDA, so the copies to the device
   // are asynchronous; loss.item() synchronises before the next batch overwrites them).
   const bool cuda = im.device.is_cuda();
@@ -447,7 +447,7 @@ TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, ReservoirMemory& mem, 
 
 }  // namespace
 
-TrainStats DeepCfrNetworks::train_advantage(int player, ReservoirMemory& memory, int iteration, const TrainConfig& cfg,
+TrainStats DeepCfrNetworks::train_advantage(int player, BatchSource& memory, int iteration, const TrainConfig& cfg,
                                             Rng& rng) {
   const double T = std::max(1, iteration);
   return train_loop(*impl_, advantage_net(player), memory, cfg, rng,
@@ -459,7 +459,7 @@ TrainStats DeepCfrNetworks::train_advantage(int player, ReservoirMemory& memory,
                     });
 }
 
-TrainStats DeepCfrNetworks::train_strategy(ReservoirMemory& memory, int iteration, const TrainConfig& cfg, Rng& rng) {
+TrainStats DeepCfrNetworks::train_strategy(BatchSource& memory, int iteration, const TrainConfig& cfg, Rng& rng) {
   const double T = std::max(1, iteration);
   return train_loop(*impl_, kStrategyNet, memory, cfg, rng,
                     [&](const torch::Tensor& logits, const torch::Tensor& target, const torch::Tensor& legal,

@@ -80,10 +80,12 @@ class DeepCfrNetworks {
   int replicas() const noexcept;
   Evaluator& evaluator(int net, int replica);
 
-  /// Masked MSE of the advantage net of `player` on batches from `memory` (§3).
-  TrainStats train_advantage(int player, ReservoirMemory& memory, int iteration, const TrainConfig& cfg, Rng& rng);
+  /// Masked MSE of the advantage net of `player` on batches from `memory` (§3): a reservoir
+  /// memory, or its MergedSamples (then the weight column already holds each row's weight:
+  /// train with linear_weighting on).
+  TrainStats train_advantage(int player, BatchSource& memory, int iteration, const TrainConfig& cfg, Rng& rng);
   /// Weighted soft-label cross-entropy of the strategy net (§3).
-  TrainStats train_strategy(ReservoirMemory& memory, int iteration, const TrainConfig& cfg, Rng& rng);
+  TrainStats train_strategy(BatchSource& memory, int iteration, const TrainConfig& cfg, Rng& rng);
   /// Re-initialises the advantage net of `player` and its optimiser (the paper's recipe), from a
   /// seed derived from (seed, player, iteration) so that runs and resumed runs agree.
   void reinitialize_advantage(int player, int iteration);

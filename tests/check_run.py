@@ -2,7 +2,8 @@
 """check_run.py --max-seconds S --metric NAME --below X -- COMMAND...
 
 Runs a cfr-run command and passes iff it exits 0 within S seconds of wall time and the last
-value of NAME in <run-dir>/metrics.jsonl is below X. Prints the metric's curve."""
+value of NAME in <run-dir>/metrics.jsonl is below X (a list's largest entry: one per network).
+Prints the metric's curve."""
 import json, subprocess, sys, time
 
 args = sys.argv[1:]
@@ -19,7 +20,8 @@ with open(f"{run_dir}/metrics.jsonl") as f:
     for line in f:
         j = json.loads(line)
         if metric in j:
-            curve.append((j["iteration"], j[metric]))
+            v = j[metric]
+            curve.append((j["iteration"], max(v) if isinstance(v, list) else v))
 print(f"wall {wall:.1f}s, {metric}: " + ", ".join(f"{i}:{v:.4f}" for i, v in curve))
 ok = rc == 0 and wall <= limit and curve and curve[-1][1] < below
 print("PASS" if ok else f"FAIL (rc {rc}, limit {limit}s, need {metric} < {below})")

@@ -18,7 +18,7 @@ if "--expect-different" in sys.argv:
     sys.exit(0 if ok else 1)
 keys = ["iteration", "sample_digest", "nodes", "loss_advantage", "loss_strategy", "memory_size"]
 # Evaluations where both runs made one (a run also evaluates at its last iteration).
-eval_keys = ["exploitability", "exploitability_memory_average"]
+eval_keys = ["exploitability", "exploitability_memory_average", "advantage_fit_l1"]
 ok = len(a) == len(b) and len(a) > 0
 for x, y in zip(a, b):
     for k in keys:

@@ -4,6 +4,7 @@
 #include <set>
 #include <vector>
 
+#include "engine/errors.h"
 #include "engine/reservoir.h"
 
 using cfr::ReservoirMemory;
@@ -58,4 +59,65 @@ TEST_CASE("batches are drawn without replacement straight into row-major buffers
   }
   CHECK(seen.size() == 50);
   CHECK_THROWS(m.sample(51, rng, in, tg, legal, it));
+}
+
+TEST_CASE("merged samples: one row per distinct input with the weighted mean target and total weight") {
+  ReservoirMemory m(100, 2, 3, 1);
+  auto put = [&](float x, float t0, float t1, int iteration) {
+    const float in[2] = {x, 0.5F};
+    const float out[3] = {t0, t1, 0.0F};
+    m.insert(in, out, 0b011, iteration);
+  };
+  put(1, 4, -2, 1);
+  put(2, 1, 1, 2);
+  put(1, -2, 6, 3);  // input 1 again: linear mean (1·4 + 3·(−2))/4 = −0.5, (1·(−2) + 3·6)/4 = 4
+  put(3, 7, 7, 5);
+  cfr::MergedSamples view;
+  view.rebuild(m, true);
+  REQUIRE(view.rows() == 3);
+  CHECK(view.input(0)[0] == 1.0F);  // rows in the order of their first sample
+  CHECK(view.input(1)[0] == 2.0F);
+  CHECK(view.weight(0) == 4.0);
+  CHECK(view.mean_target(0, 0) == doctest::Approx(-0.5));
+  CHECK(view.mean_target(0, 1) == doctest::Approx(4.0));
+  CHECK(view.weight(2) == 5.0);
+  view.rebuild(m, false);  // equal weights: plain means, weight = count
+  CHECK(view.weight(0) == 2.0);
+  CHECK(view.mean_target(0, 0) == doctest::Approx(1.0));
+  CHECK(view.mean_target(0, 1) == doctest::Approx(2.0));
+
+  // A batch of every row carries each input once, with its mean and weight; more is refused.
+  view.rebuild(m, true);
+  Rng rng(9);
+  std::vector<float> in(3 * 2), tg(3 * 3), legal(3 * 3), w(3);
+  view.sample(3, rng, in, tg, legal, w);
+  std::set<float> inputs;
+  for (int k = 0; k < 3; ++k) {
+    const auto K = static_cast<std::size_t>(k);
+    inputs.insert(in[2 * K]);
+    if (in[2 * K] == 1.0F) {
+      CHECK(tg[3 * K] == doctest::Approx(-0.5));
+      CHECK(w[K] == 4.0F);
+    }
+    CHECK(legal[3 * K + 1] == 1.0F);
+    CHECK(legal[3 * K + 2] == 0.0F);
+  }
+  CHECK(inputs.size() == 3);
+  CHECK_THROWS(view.sample(4, rng, in, tg, legal, w));
+
+  // The weighted squared error over the rows differs from that over the raw samples by a
+  // constant: their gradients agree for every prediction.
+  auto raw_grad = [&](double p) {  // d/dp Σ_k w_k (p − t_k)², samples of input 1, action 0
+    return 2 * (1 * (p - 4) + 3 * (p + 2));
+  };
+  for (double p : {-3.0, 0.0, 2.5}) CHECK(raw_grad(p) == doctest::Approx(2 * view.weight(0) * (p - view.mean_target(0, 0))));
+}
+
+TEST_CASE("merged samples refuse one input with two legal masks") {
+  ReservoirMemory m(10, 1, 2, 1);
+  const float in[1] = {1.0F}, out[2] = {0.0F, 0.0F};
+  m.insert(in, out, 0b01, 1);
+  m.insert(in, out, 0b11, 2);
+  cfr::MergedSamples view;
+  CHECK_THROWS_AS(view.rebuild(m, true), cfr::CheckError);
 }
