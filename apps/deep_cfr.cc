@@ -15,7 +15,6 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
-#include <unordered_map>
 #include <utility>
 #include <filesystem>
 #include <fstream>

@@ -1,8 +1,8 @@
 #include "engine/policy.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
-#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <unordered_map>
@@ -142,8 +142,8 @@ std::vector<double> sample_sums(const GameTree& tree, const ReservoirMemory& mem
   group.reserve(static_cast<std::size_t>(n));
   std::vector<int> group_of(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
-    const auto [it, fresh] = group.try_emplace(std::string(reinterpret_cast<const char*>(tree.infoset_encoding(i)), bytes),
-                                               static_cast<int>(group.size()));
+    const auto it = group.try_emplace(std::string(reinterpret_cast<const char*>(tree.infoset_encoding(i)), bytes),
+                                      static_cast<int>(group.size())).first;
     group_of[static_cast<std::size_t>(i)] = it->second;
   }
   const auto rowsz = static_cast<std::size_t>(A);
