@@ -59,9 +59,9 @@ TraversalOptions traversal_options(const Config& c) {
       .rm_epsilon = t.regret_matching_epsilon};
 }
 
-}  // namespace
-
-TabularPolicy strategy_policy(const GameTree& tree, Evaluator& strategy) {
+/// One forward of `net` over every information set of `tree` (inputs in infoset order):
+/// num_infosets × num_distinct_actions outputs.
+std::vector<float> evaluate_infosets(const GameTree& tree, Evaluator& net) {
   const int W = tree.encoding_width(), A = tree.num_distinct_actions(), n = tree.num_infosets();
   std::vector<float> in(static_cast<std::size_t>(n * W)), out(static_cast<std::size_t>(n * A));
   std::vector<ActionMask> legal(static_cast<std::size_t>(n));
@@ -69,11 +69,19 @@ TabularPolicy strategy_policy(const GameTree& tree, Evaluator& strategy) {
     std::copy_n(tree.infoset_encoding(i), W, in.data() + static_cast<std::size_t>(i * W));
     legal[static_cast<std::size_t>(i)] = tree.infoset(i).legal;
   }
-  strategy.evaluate(in, legal, out);
+  net.evaluate(in, legal, out);
+  return out;
+}
+
+}  // namespace
+
+TabularPolicy strategy_policy(const GameTree& tree, Evaluator& strategy) {
+  const int A = tree.num_distinct_actions(), n = tree.num_infosets();
+  const std::vector<float> out = evaluate_infosets(tree, strategy);
   TabularPolicy pol(tree);
   std::vector<float> probs(static_cast<std::size_t>(A));
   for (int i = 0; i < n; ++i) {
-    masked_softmax(out.data() + static_cast<std::size_t>(i * A), legal[static_cast<std::size_t>(i)], A, probs.data());
+    masked_softmax(out.data() + static_cast<std::size_t>(i * A), tree.infoset(i).legal, A, probs.data());
     double sum = 0;
     for (int a = 0; a < A; ++a) sum += probs[static_cast<std::size_t>(a)];
     for (int a = 0; a < A; ++a) pol.row(i)[static_cast<std::size_t>(a)] = probs[static_cast<std::size_t>(a)] / sum;
@@ -83,32 +91,24 @@ TabularPolicy strategy_policy(const GameTree& tree, Evaluator& strategy) {
 
 double advantage_fit_l1(const GameTree& tree, Evaluator& advantage, const ReservoirMemory& memory, int player,
                         bool linear, RmFallback fallback, double rm_epsilon) {
-  const int W = tree.encoding_width(), A = tree.num_distinct_actions(), n = tree.num_infosets();
+  const int A = tree.num_distinct_actions(), n = tree.num_infosets();
   std::vector<double> weights;
   const std::vector<double> sums = sample_sums(tree, memory, linear, &weights);
-  std::vector<float> in, out, mean(static_cast<std::size_t>(A)), p_net(static_cast<std::size_t>(A)),
-      p_mean(static_cast<std::size_t>(A));
-  std::vector<ActionMask> legal;
-  std::vector<int> rows;
-  for (int i = 0; i < n; ++i) {
-    if (tree.infoset(i).player != player) continue;
-    if (weights[static_cast<std::size_t>(i)] <= 0) continue;
-    rows.push_back(i);
-    in.insert(in.end(), tree.infoset_encoding(i), tree.infoset_encoding(i) + W);
-    legal.push_back(tree.infoset(i).legal);
-  }
-  if (rows.empty()) return 0.0;
-  out.resize(rows.size() * static_cast<std::size_t>(A));
-  advantage.evaluate(in, legal, out);
+  const std::vector<float> out = evaluate_infosets(tree, advantage);
+  std::vector<float> mean(static_cast<std::size_t>(A)), p_net(static_cast<std::size_t>(A)), p_mean(static_cast<std::size_t>(A));
   double total = 0;
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const double* row = sums.data() + static_cast<std::size_t>(rows[r]) * static_cast<std::size_t>(A);
-    for (int a = 0; a < A; ++a) mean[static_cast<std::size_t>(a)] = static_cast<float>(row[a] / weights[static_cast<std::size_t>(rows[r])]);
-    regret_matching(out.data() + r * static_cast<std::size_t>(A), legal[r], A, fallback, rm_epsilon, p_net.data());
-    regret_matching(mean.data(), legal[r], A, fallback, rm_epsilon, p_mean.data());
+  int counted = 0;
+  for (int i = 0; i < n; ++i) {
+    const double w = weights[static_cast<std::size_t>(i)];
+    if (tree.infoset(i).player != player || w <= 0) continue;
+    const ActionMask legal = tree.infoset(i).legal;
+    for (int a = 0; a < A; ++a) mean[static_cast<std::size_t>(a)] = static_cast<float>(sums[static_cast<std::size_t>(i * A + a)] / w);
+    regret_matching(out.data() + static_cast<std::size_t>(i * A), legal, A, fallback, rm_epsilon, p_net.data());
+    regret_matching(mean.data(), legal, A, fallback, rm_epsilon, p_mean.data());
     for (int a = 0; a < A; ++a) total += std::abs(p_net[static_cast<std::size_t>(a)] - p_mean[static_cast<std::size_t>(a)]);
+    ++counted;
   }
-  return total / static_cast<double>(rows.size());
+  return counted ? total / counted : 0.0;
 }
 
 namespace fs = std::filesystem;

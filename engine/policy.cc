@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -132,39 +131,21 @@ void write_policy_file(const std::string& path, const TabularPolicy& policy) {
 }
 
 std::vector<double> sample_sums(const GameTree& tree, const ReservoirMemory& memory, bool linear, std::vector<double>* weights) {
-  const int W = tree.encoding_width(), A = tree.num_distinct_actions(), n = tree.num_infosets();
-  CFR_CHECK(memory.input_width() == W && memory.target_width() == A, "memory of {} → {} for a tree of {} → {}",
-            memory.input_width(), memory.target_width(), W, A);
-  // Information sets that share an encoding (a game may encode an abstraction, e.g. Leduc's
-  // ranks) share one row of sums: group them, sum once per group, then copy to every member.
-  const auto bytes = static_cast<std::size_t>(W) * sizeof(float);
-  std::unordered_map<std::string, int> group;
-  group.reserve(static_cast<std::size_t>(n));
-  std::vector<int> group_of(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    const auto it = group.try_emplace(std::string(reinterpret_cast<const char*>(tree.infoset_encoding(i)), bytes),
-                                      static_cast<int>(group.size())).first;
-    group_of[static_cast<std::size_t>(i)] = it->second;
-  }
-  const auto rowsz = static_cast<std::size_t>(A);
-  std::vector<double> gsums(group.size() * rowsz, 0.0), gweights(group.size(), 0.0);
-  std::string key;
-  for (std::int64_t k = 0; k < memory.size(); ++k) {
-    key.assign(reinterpret_cast<const char*>(memory.input(k)), bytes);
-    const auto found = group.find(key);
-    if (found == group.end()) continue;
-    const double w = linear ? memory.iteration(k) : 1.0;
-    const float* t = memory.target(k);
-    double* row = gsums.data() + static_cast<std::size_t>(found->second) * rowsz;
-    for (int a = 0; a < A; ++a) row[a] += w * t[a];
-    gweights[static_cast<std::size_t>(found->second)] += w;
-  }
-  std::vector<double> sums(static_cast<std::size_t>(n) * rowsz);
+  const int A = tree.num_distinct_actions(), n = tree.num_infosets();
+  CFR_CHECK(memory.input_width() == tree.encoding_width() && memory.target_width() == A,
+            "memory of {} → {} for a tree of {} → {}", memory.input_width(), memory.target_width(), tree.encoding_width(), A);
+  // The memory merged per input; information sets that share an encoding (a game may encode an
+  // abstraction, e.g. Leduc's ranks) read the same row.
+  MergedSamples merged;
+  merged.rebuild(memory, linear);
+  std::vector<double> sums(static_cast<std::size_t>(n) * static_cast<std::size_t>(A), 0.0);
   if (weights) weights->assign(static_cast<std::size_t>(n), 0.0);
   for (int i = 0; i < n; ++i) {
-    if (weights) (*weights)[static_cast<std::size_t>(i)] = gweights[static_cast<std::size_t>(group_of[static_cast<std::size_t>(i)])];
-    std::copy_n(gsums.data() + static_cast<std::size_t>(group_of[static_cast<std::size_t>(i)]) * rowsz, A,
-                sums.data() + static_cast<std::size_t>(i) * rowsz);
+    const std::int64_t r = merged.find(tree.infoset_encoding(i));
+    if (r < 0) continue;
+    for (int a = 0; a < A; ++a)
+      sums[static_cast<std::size_t>(i * A + a)] = merged.mean_target(r, a) * merged.weight(r);
+    if (weights) (*weights)[static_cast<std::size_t>(i)] = merged.weight(r);
   }
   return sums;
 }

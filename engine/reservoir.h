@@ -276,6 +276,11 @@ class MergedSamples final : public BatchSource {
     return w > 0 ? sums_[static_cast<std::size_t>(i * out_w_ + a)] / w : 0.0;
   }
   const float* input(std::int64_t i) const noexcept { return inputs_.data() + i * in_w_; }
+  /// The row of an input (input_width floats), or −1 if no sample has it.
+  std::int64_t find(const float* input) const {
+    const auto found = index_.find(std::string_view(reinterpret_cast<const char*>(input), static_cast<std::size_t>(in_w_) * sizeof(float)));
+    return found == index_.end() ? -1 : found->second;
+  }
 
   void sample(int n, Rng& rng, std::span<float> inputs, std::span<float> targets, std::span<float> legal,
               std::span<float> weights) override {
