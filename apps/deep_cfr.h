@@ -8,7 +8,6 @@
 
 #include "apps/checkpoint_format.h"
 #include "apps/config.h"
-#include "engine/traversal.h"
 
 namespace cfr {
 
@@ -28,6 +27,7 @@ class GameTree;
 class TabularPolicy;
 class Evaluator;
 class ReservoirMemory;
+enum class RmFallback;  // engine/traversal.h
 
 /// Loads checkpoint directory `ck` into `nets` after checking it matches cfg (format version,
 /// game, widths, network shape); returns its iteration.
