@@ -8,6 +8,7 @@
 //
 // Thread-safety: one writer or reader at a time (the trainer thread owns its memories).
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <istream>
 #include <ostream>
@@ -42,7 +43,7 @@ class BatchSource {
 class ReservoirMemory final : public BatchSource {
  public:
   ReservoirMemory(std::int64_t capacity, int input_width, int target_width, std::uint64_t seed)
-      : capacity_(capacity), in_w_(input_width), out_w_(target_width), rng_(seed) {
+      : capacity_(capacity), in_w_(input_width), out_w_(target_width), rng_(seed), id_(next_id()) {
     CFR_CHECK(capacity > 0, "reservoir capacity {}", capacity);
     // The whole capacity is reserved at once (address space only: pages are touched as samples
     // arrive), so that growing never reallocates: a reallocation copies the memory so far,
@@ -54,6 +55,7 @@ class ReservoirMemory final : public BatchSource {
     masks_.reserve(n);
     iterations_.reserve(n);
     order_.reserve(n);
+    stamps_.reserve(n);
   }
 
   /// Offers one sample (input_width + target_width floats, a legal mask, its iteration).
@@ -66,6 +68,7 @@ class ReservoirMemory final : public BatchSource {
       targets_.resize(static_cast<std::size_t>(size_ * out_w_));
       masks_.resize(static_cast<std::size_t>(size_));
       iterations_.resize(static_cast<std::size_t>(size_));
+      stamps_.resize(static_cast<std::size_t>(size_));
       order_.push_back(slot);
     } else {
       const std::uint64_t j = rng_.below64(static_cast<std::uint64_t>(seen_));
@@ -76,6 +79,7 @@ class ReservoirMemory final : public BatchSource {
     std::copy_n(target, out_w_, targets_.data() + slot * out_w_);
     masks_[static_cast<std::size_t>(slot)] = legal;
     iterations_[static_cast<std::size_t>(slot)] = iteration;
+    stamps_[static_cast<std::size_t>(slot)] = ++writes_;
   }
 
   /// Offers every sample of a buffer, in order (only those of `player` when player ≥ 0).
@@ -154,6 +158,8 @@ class ReservoirMemory final : public BatchSource {
     size_ = head[3];
     seen_ = head[4];
     rng_.set_state(st);
+    stamps_.resize(n);
+    for (auto& stamp : stamps_) stamp = ++writes_;
   }
 
   /// Forgets every sample (the capacity and RNG stay).
@@ -164,6 +170,7 @@ class ReservoirMemory final : public BatchSource {
     masks_.clear();
     iterations_.clear();
     order_.clear();
+    stamps_.clear();
   }
 
   std::int64_t size() const noexcept { return size_; }
@@ -175,14 +182,24 @@ class ReservoirMemory final : public BatchSource {
   std::size_t bytes() const noexcept { return static_cast<std::size_t>(size_) * bytes_per_sample(in_w_, out_w_); }
   static std::size_t bytes_per_sample(int in_w, int out_w) noexcept {
     return sizeof(float) * static_cast<std::size_t>(in_w + out_w) + sizeof(ActionMask) + sizeof(std::int32_t) +
-           sizeof(std::int64_t);
+           sizeof(std::int64_t) + sizeof(std::uint64_t);
   }
   const float* input(std::int64_t i) const noexcept { return inputs_.data() + i * in_w_; }
   const float* target(std::int64_t i) const noexcept { return targets_.data() + i * out_w_; }
   ActionMask mask(std::int64_t i) const noexcept { return masks_[static_cast<std::size_t>(i)]; }
   std::int32_t iteration(std::int64_t i) const noexcept { return iterations_[static_cast<std::size_t>(i)]; }
+  /// When slot i was last written: distinct for every write to this memory (inserts and loads
+  /// alike) and never 0, so equal stamps mean an unchanged slot. With id(), unique to this memory
+  /// object in the process, it lets MergedSamples revisit only the slots written since its last
+  /// rebuild.
+  std::uint64_t stamp(std::int64_t i) const noexcept { return stamps_[static_cast<std::size_t>(i)]; }
+  std::uint64_t id() const noexcept { return id_; }
 
  private:
+  static std::uint64_t next_id() noexcept {
+    static std::atomic<std::uint64_t> ids{0};
+    return ++ids;
+  }
   template <class T>
   static void write_vec(std::ostream& out, const std::vector<T>& v) {
     const auto n = static_cast<std::int64_t>(v.size());
@@ -218,6 +235,8 @@ class ReservoirMemory final : public BatchSource {
   std::vector<ActionMask> masks_;
   std::vector<std::int32_t> iterations_;
   std::vector<std::int64_t> order_;  // a permutation of [0, size): batches draw from its prefix
+  std::uint64_t id_, writes_ = 0;
+  std::vector<std::uint64_t> stamps_;  // per slot: the value of writes_ that wrote it
 };
 
 /// A memory's samples merged per distinct input (`memory.merge_duplicates`): one row per input
@@ -234,32 +253,59 @@ class ReservoirMemory final : public BatchSource {
 /// rebuild() reads the memory's current content (rows in the order of their first sample's
 /// slot: a function of the content, so a resumed run draws the same batches). Rows are drawn
 /// uniformly without replacement; the weight column is the row's total weight.
+///
+/// Rebuilding is one pass over the memory, hashing only the inputs of slots written since the
+/// last rebuild from the same memory: a dictionary of the distinct inputs seen (and each slot's
+/// entry in it, checked by the slot's write stamp) persists across rebuilds. The rows, their
+/// order and their sums are exactly those of a rebuild from nothing (same pass, same order of
+/// additions); the dictionary is forgotten when it holds twice as many inputs as the memory has
+/// samples (inputs no sample holds any more).
 class MergedSamples final : public BatchSource {
  public:
   void rebuild(const ReservoirMemory& memory, bool linear) {
+    const auto n = static_cast<std::size_t>(memory.size());
+    if (memory.id() != memory_id_ || memory.input_width() != in_w_ || index_.size() > 2 * n + 4096) {
+      index_.clear();
+      slot_entry_.clear();
+      slot_stamp_.clear();
+      memory_id_ = memory.id();
+    }
     in_w_ = memory.input_width();
     out_w_ = memory.target_width();
-    index_.clear();
+    slot_entry_.resize(n);
+    slot_stamp_.resize(n, 0);  // 0: no stamp (a memory's stamps start at 1)
+    row_of_entry_.assign(index_.size(), -1);
     inputs_.clear();
     masks_.clear();
     sums_.clear();
     weights_.clear();
     const auto bytes = static_cast<std::size_t>(in_w_) * sizeof(float);
-    for (std::int64_t k = 0; k < memory.size(); ++k) {
-      const std::string_view key(reinterpret_cast<const char*>(memory.input(k)), bytes);
-      auto found = index_.find(key);
-      if (found == index_.end()) {
-        found = index_.emplace(std::string(key), static_cast<std::int64_t>(masks_.size())).first;
-        inputs_.insert(inputs_.end(), memory.input(k), memory.input(k) + in_w_);
-        masks_.push_back(memory.mask(k));
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto slot = static_cast<std::int64_t>(k);
+      if (slot_stamp_[k] != memory.stamp(slot)) {
+        const std::string_view key(reinterpret_cast<const char*>(memory.input(slot)), bytes);
+        auto found = index_.find(key);
+        if (found == index_.end()) {
+          CFR_CHECK(index_.size() < 0xFFFFFFFFU, "{} distinct inputs", index_.size());
+          found = index_.emplace(std::string(key), static_cast<std::uint32_t>(index_.size())).first;
+          row_of_entry_.push_back(-1);
+        }
+        slot_entry_[k] = found->second;
+        slot_stamp_[k] = memory.stamp(slot);
+      }
+      std::int64_t& row = row_of_entry_[slot_entry_[k]];
+      if (row < 0) {
+        row = static_cast<std::int64_t>(masks_.size());
+        inputs_.insert(inputs_.end(), memory.input(slot), memory.input(slot) + in_w_);
+        masks_.push_back(memory.mask(slot));
         sums_.resize(sums_.size() + static_cast<std::size_t>(out_w_), 0.0);
         weights_.push_back(0.0);
       }
-      const auto r = static_cast<std::size_t>(found->second);
-      CFR_CHECK(masks_[r] == memory.mask(k), "samples of one input with legal masks {:#x} and {:#x}", masks_[r],
-                memory.mask(k));
-      const double w = linear ? memory.iteration(k) : 1.0;
-      const float* t = memory.target(k);
+      const auto r = static_cast<std::size_t>(row);
+      CFR_CHECK(masks_[r] == memory.mask(slot), "samples of one input with legal masks {:#x} and {:#x}", masks_[r],
+                memory.mask(slot));
+      const double w = linear ? memory.iteration(slot) : 1.0;
+      const float* t = memory.target(slot);
       double* sum = sums_.data() + r * static_cast<std::size_t>(out_w_);
       for (int a = 0; a < out_w_; ++a) sum[a] += w * t[a];
       weights_[r] += w;
@@ -276,10 +322,12 @@ class MergedSamples final : public BatchSource {
     return w > 0 ? sums_[static_cast<std::size_t>(i * out_w_ + a)] / w : 0.0;
   }
   const float* input(std::int64_t i) const noexcept { return inputs_.data() + i * in_w_; }
+  /// Distinct inputs in the dictionary kept across rebuilds (those of the memory and some it held).
+  std::size_t dictionary_size() const noexcept { return index_.size(); }
   /// The row of an input (input_width floats), or −1 if no sample has it.
   std::int64_t find(const float* input) const {
     const auto found = index_.find(std::string_view(reinterpret_cast<const char*>(input), static_cast<std::size_t>(in_w_) * sizeof(float)));
-    return found == index_.end() ? -1 : found->second;
+    return found == index_.end() ? -1 : row_of_entry_[found->second];
   }
 
   void sample(int n, Rng& rng, std::span<float> inputs, std::span<float> targets, std::span<float> legal,
@@ -304,7 +352,13 @@ class MergedSamples final : public BatchSource {
     std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
   };
   int in_w_ = 0, out_w_ = 0;
-  std::unordered_map<std::string, std::int64_t, Hash, std::equal_to<>> index_;
+  std::uint64_t memory_id_ = 0;
+  // Persistent across rebuilds from one memory: input bytes → dictionary entry; per slot, its
+  // entry and the stamp of the write it was read at. Per rebuild: entry → row (−1: none).
+  std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> index_;
+  std::vector<std::uint32_t> slot_entry_;
+  std::vector<std::uint64_t> slot_stamp_;
+  std::vector<std::int64_t> row_of_entry_;
   std::vector<float> inputs_;
   std::vector<ActionMask> masks_;
   std::vector<double> sums_, weights_;

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <set>
 #include <vector>
 
@@ -120,4 +122,85 @@ TEST_CASE("merged samples refuse one input with two legal masks") {
   m.insert(in, out, 0b11, 2);
   cfr::MergedSamples view;
   CHECK_THROWS_AS(view.rebuild(m, true), cfr::CheckError);
+}
+
+namespace {
+// Two merged views are the same: rows, inputs, masks, weights and means bit for bit, the row
+// of every input, and the batches drawn with one seed.
+void check_same_view(cfr::MergedSamples& a, cfr::MergedSamples& b, const ReservoirMemory& m) {
+  REQUIRE(a.rows() == b.rows());
+  const int W = m.input_width(), A = m.target_width();
+  for (std::int64_t r = 0; r < a.rows(); ++r) {
+    for (int i = 0; i < W; ++i) REQUIRE(a.input(r)[i] == b.input(r)[i]);
+    REQUIRE(a.weight(r) == b.weight(r));
+    for (int t = 0; t < A; ++t) REQUIRE(a.mean_target(r, t) == b.mean_target(r, t));
+  }
+  for (std::int64_t k = 0; k < m.size(); ++k) REQUIRE(a.find(m.input(k)) == b.find(m.input(k)));
+  const auto n = static_cast<int>(std::min<std::int64_t>(a.rows(), 16));
+  std::vector<float> in_a(static_cast<std::size_t>(n * W)), tg_a(static_cast<std::size_t>(n * A)),
+      lg_a(tg_a.size()), w_a(static_cast<std::size_t>(n));
+  auto in_b = in_a, tg_b = tg_a, lg_b = lg_a, w_b = w_a;
+  Rng ra(5), rb(5);
+  a.sample(n, ra, in_a, tg_a, lg_a, w_a);
+  b.sample(n, rb, in_b, tg_b, lg_b, w_b);
+  CHECK(in_a == in_b);
+  CHECK(tg_a == tg_b);
+  CHECK(lg_a == lg_b);
+  CHECK(w_a == w_b);
+}
+}  // namespace
+
+TEST_CASE("merged samples rebuilt again from one memory equal a rebuild from nothing") {
+  // The view keeps its dictionary of inputs across rebuilds and rereads only the slots written
+  // since; whatever the memory went through, the result is that of a fresh view.
+  ReservoirMemory m(400, 3, 2, 11);
+  Rng rng(3);
+  auto insert = [&](int distinct, int iteration) {
+    const auto v = static_cast<int>(rng.below64(static_cast<std::uint64_t>(distinct)));
+    const float in[3] = {static_cast<float>(v % 7), static_cast<float>(v / 7), 1.0F};
+    const float out[2] = {static_cast<float>(rng.uniform() * 4 - 2), static_cast<float>(rng.uniform())};
+    m.insert(in, out, v % 2 == 0 ? cfr::ActionMask{0b11} : cfr::ActionMask{0b01}, iteration);
+  };
+  cfr::MergedSamples kept;
+  auto compare = [&](bool linear) {
+    kept.rebuild(m, linear);
+    cfr::MergedSamples fresh;
+    fresh.rebuild(m, linear);
+    check_same_view(kept, fresh, m);
+  };
+  for (int it = 1; it <= 12; ++it) {  // filling, then reservoir replacements of some slots
+    for (int j = 0; j < 150; ++j) insert(60, it);
+    compare(it % 3 != 0);
+  }
+  compare(true);  // nothing written since: every slot is read from the dictionary
+
+  std::stringstream saved;  // a load rewrites every slot (new stamps), here and in another memory
+  m.save(saved);
+  for (int j = 0; j < 500; ++j) insert(60, 13);
+  m.load(saved, "test");
+  compare(true);
+  ReservoirMemory other(400, 3, 2, 11);
+  std::stringstream again(saved.str());
+  other.load(again, "test");
+  kept.rebuild(other, true);
+  cfr::MergedSamples fresh;
+  fresh.rebuild(other, true);
+  check_same_view(kept, fresh, other);
+
+  m.clear();  // emptied and refilled with other inputs: old dictionary entries hold no row
+  for (int j = 0; j < 100; ++j) insert(1000, 14);
+  compare(true);
+  // New inputs at every rebuild: the dictionary grows to twice the memory's size plus 4096
+  // entries, then restarts.
+  std::size_t most = 0;
+  bool restarted = false;
+  for (int round = 0; round < 16; ++round) {
+    m.clear();
+    for (int j = 0; j < 400; ++j) insert(1 << 22, 15 + round);
+    compare(round % 2 == 0);
+    restarted = restarted || kept.dictionary_size() < most;
+    most = std::max(most, kept.dictionary_size());
+  }
+  CHECK(restarted);
+  CHECK(most <= 2 * 400 + 4096 + 400);
 }
