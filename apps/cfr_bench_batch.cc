@@ -6,11 +6,12 @@
 //                   [--repeats 7] [--min-ms 50] [--threads 1] [--csv FILE] [--json FILE]
 #include <algorithm>
 #include <chrono>
-#include <fstream>
+#include <filesystem>
 #include <iostream>
 #include <numeric>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -20,6 +21,7 @@
 #include "apps/config.h"
 #include "apps/deep_cfr.h"
 #include "engine/errors.h"
+#include "engine/files.h"
 #include "engine/reservoir.h"
 #include "nets/networks.h"
 
@@ -97,7 +99,17 @@ int main(int argc, char** argv) {
   try {
     cfr::Config cfg = config_path.empty() ? cfr::Config{} : cfr::load_config(config_path);
     for (const auto& s : sets) cfr::apply_override(cfg, s);
-    if (!device.empty()) cfg.run.device = device;
+    if (!device.empty()) {
+      if (device != "cpu" && device != "cuda") throw cfr::InputError(fmt::format("--device '{}': valid: cpu, cuda", device));
+      cfg.run.device = device;
+    }
+    // Outputs are checked before minutes of measuring: their folder must exist.
+    for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--csv", csv_path}, {"--json", json_path}}) {
+      if (path.empty()) continue;
+      const auto dir = std::filesystem::path(path).parent_path();
+      if (!dir.empty() && !std::filesystem::is_directory(dir))
+        throw cfr::InputError(fmt::format("{} {}: no folder {}", flag, path, dir.string()));
+    }
     cfr::validate(cfg);
     const std::vector<int> batches = parse_batches(batches_text);
     cfr::configure_torch_threads(threads);
@@ -185,16 +197,8 @@ int main(int argc, char** argv) {
                              best, advice);
     js["recommended_batch"] = rec;
     js["recommendation"] = advice;
-    if (!csv_path.empty()) {
-      std::ofstream f(csv_path);
-      f << csv;
-      if (!f) throw cfr::InputError(fmt::format("{}: cannot write", csv_path));
-    }
-    if (!json_path.empty()) {
-      std::ofstream f(json_path);
-      f << js.dump(1) << "\n";
-      if (!f) throw cfr::InputError(fmt::format("{}: cannot write", json_path));
-    }
+    if (!csv_path.empty()) cfr::write_file_atomic(csv_path, csv);
+    if (!json_path.empty()) cfr::write_file_atomic(json_path, js.dump(1) + "\n");
     return 0;
   } catch (const cfr::InputError& e) {
     std::cerr << "cfr-bench-batch: error: " << e.what() << "\n";

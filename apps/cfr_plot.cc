@@ -8,12 +8,15 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "engine/files.h"
 
 namespace fs = std::filesystem;
 
@@ -32,16 +35,17 @@ void plot(const fs::path& out_dir, const std::string& name, const std::string& t
   if (used.empty()) return;
   const fs::path data = out_dir / (name + ".dat");
   {
-    std::ofstream d(data);
+    std::ostringstream d;
     for (const auto* s : used) {
       for (const auto& [x, y] : s->points) d << x << " " << y << "\n";
       d << "\n\n";
     }
+    cfr::write_file_atomic(data.string(), d.str());
   }
   const fs::path image = out_dir / (name + "." + format);
   const fs::path script = out_dir / (name + ".gp");
   {
-    std::ofstream g(script);
+    std::ostringstream g;
     g << (format == "svg" ? "set terminal svg size 900,500 dynamic\n" : "set terminal pngcairo size 900,500\n");
     g << "set output '" << image.string() << "'\n";
     g << "set title '" << title << "'\nset xlabel 'iteration'\nset ylabel '" << ylabel << "'\nset grid\nset key outside\n";
@@ -50,6 +54,7 @@ void plot(const fs::path& out_dir, const std::string& name, const std::string& t
     for (std::size_t i = 0; i < used.size(); ++i)
       g << (i ? ", " : "") << "'" << data.string() << "' index " << i << " with linespoints title '" << used[i]->title << "'";
     g << "\n";
+    cfr::write_file_atomic(script.string(), g.str());
   }
   const int rc = std::system(fmt::format("gnuplot '{}'", script.string()).c_str());
   if (rc != 0) throw std::runtime_error(fmt::format("gnuplot failed on {} (is gnuplot installed? scripts/setup.sh installs it)", script.string()));

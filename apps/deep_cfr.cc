@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/best_response.h"
+#include "engine/files.h"
 #include "engine/games.h"
 #include "engine/match.h"
 #include "engine/reservoir.h"
@@ -117,16 +118,7 @@ namespace {
 
 std::string iter_name(int it) { return fmt::format("iter-{:06d}", it); }
 
-void write_text_atomic(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw InputError(fmt::format("{}: cannot write", tmp.string()));
-  }
-  fs::rename(tmp, path);
-}
+void write_text_atomic(const fs::path& path, const std::string& text) { write_file_atomic(path.string(), text); }
 
 struct Memories {
   ReservoirMemory* adv0;

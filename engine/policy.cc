@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/errors.h"
+#include "engine/files.h"
 #include "engine/reservoir.h"
 
 namespace cfr {
@@ -118,16 +119,7 @@ void write_policy_file(const std::string& path, const TabularPolicy& policy) {
     text += i + 1 < t.num_infosets() ? "],\n" : "]\n";
   }
   text += "}}\n";
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw InputError(fmt::format("{}: cannot write", tmp));
-    out << text;
-    out.flush();
-    if (!out) throw InputError(fmt::format("{}: write failed", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw InputError(fmt::format("{}: cannot rename to {}", tmp, path));
+  write_file_atomic(path, text);
 }
 
 std::vector<double> sample_sums(const GameTree& tree, const ReservoirMemory& memory, bool linear, std::vector<double>* weights) {
