@@ -33,6 +33,35 @@ endforeach()
 # it is referenced directly.
 target_link_options(cfr_torch INTERFACE -Wl,--no-as-needed -Wl,-rpath,${_root}/lib)
 set(TORCH_LIBRARIES cfr_torch)
+# The package's c10/cuda headers include the CUDA runtime's (cuda_runtime_api.h, cuda.h), which a
+# wheel does not ship. They come, in this order, from CFR_CUDA_INCLUDE, from the nvidia-* wheels
+# PyTorch depends on (site-packages/nvidia/cu13/include, or nvidia/cuda_runtime/include for CUDA
+# 12: the version PyTorch was built with), or from a CUDA toolkit. Without any, nets/ is built
+# without its CUDA code (streams, pinned buffers): the libraries stay linked and `cuda` still
+# runs, with plain synchronous copies.
 if(_cuda)
-  set(TORCH_CUDA_LIBRARIES ${CFR_TORCH_LIB_torch_cuda} ${CFR_TORCH_LIB_c10_cuda})
+  set(CFR_CUDA_INCLUDE "" CACHE PATH "CUDA runtime headers for the CUDA code of nets/ (default: found)")
+  set(_cuda_inc "${CFR_CUDA_INCLUDE}")
+  if(NOT _cuda_inc)
+    execute_process(
+      COMMAND ${CFR_TORCH_PYTHON} -c "import glob, os, torch
+sp = os.path.dirname(os.path.dirname(torch.__file__))
+hits = sorted(glob.glob(os.path.join(sp, 'nvidia', '*', 'include', 'cuda_runtime_api.h')))
+print(os.path.dirname(hits[-1]) if hits else '')"
+      OUTPUT_VARIABLE _cuda_inc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  endif()
+  if(NOT _cuda_inc)
+    find_package(CUDAToolkit QUIET)
+    if(CUDAToolkit_FOUND)
+      set(_cuda_inc ${CUDAToolkit_INCLUDE_DIRS})
+    endif()
+  endif()
+  if(_cuda_inc)
+    message(STATUS "cfr: CUDA runtime headers: ${_cuda_inc}")
+    target_include_directories(cfr_torch SYSTEM INTERFACE ${_cuda_inc})
+    set(TORCH_CUDA_LIBRARIES ${CFR_TORCH_LIB_torch_cuda} ${CFR_TORCH_LIB_c10_cuda})
+  else()
+    message(WARNING "cfr: no CUDA runtime headers (no nvidia-* wheel headers, no CUDA toolkit; set CFR_CUDA_INCLUDE): "
+                    "nets/ is built without its CUDA streams and pinned buffers")
+  endif()
 endif()
