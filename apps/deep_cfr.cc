@@ -354,7 +354,10 @@ class PhaseShares {
 /// Refuses, before anything is written, memories that cannot fit in this machine's RAM when full.
 void check_memories_fit(const Config& cfg, int W, int A) {
   if (!cfg.memory.check_ram) return;
-  const double per = static_cast<double>(ReservoirMemory::bytes_per_sample(W, A));
+  // With merge_duplicates each memory has a view keeping a few bytes per slot (its rows, a copy
+  // per distinct input, are what merging is for: few where it pays; see the run's warning).
+  const double per = static_cast<double>(ReservoirMemory::bytes_per_sample(W, A) +
+                                         (cfg.memory.merge_duplicates ? MergedSamples::kBytesPerSlot : 0));
   const double need = per * (2.0 * static_cast<double>(cfg.memory.advantage_capacity) +
                              static_cast<double>(cfg.memory.strategy_capacity));
   const double ram = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
@@ -500,6 +503,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   // (MergedSamples, rebuilt from the memory's content first), whose weight column already holds
   // each row's total weight under the run's weighting.
   std::array<MergedSamples, 3> merged;
+  bool warned_distinct = false;
   auto batches = [&](ReservoirMemory& mem, MergedSamples& view) -> BatchSource& {
     if (!cfg.memory.merge_duplicates) return mem;
     view.rebuild(mem, cfg.weighting_mode == "lcfr");
@@ -667,6 +671,17 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     const double train_s = since(t_train);
     m["train_seconds_advantage"] = {adv0_train_s, adv1_s};
     m["train_seconds_strategy"] = strat_s;
+    if (cfg.memory.merge_duplicates) {  // rows at each view's last rebuild, against its memory's samples
+      const std::array<std::int64_t, 3> sizes{adv0.size(), adv1.size(), strat.size()};
+      m["merged_rows"] = {merged[0].rows(), merged[1].rows(), merged[2].rows()};
+      for (std::size_t q = 0; q < 3 && !warned_distinct; ++q)
+        if (sizes[q] >= 10000 && 2 * merged[q].rows() > sizes[q]) {
+          warned_distinct = true;
+          say(fmt::format("cfr-run: warning: memory.merge_duplicates: {} of the {} samples of memory {} have distinct inputs: "
+                          "merging gains little here and keeps a copy of each input (it pays where inputs repeat, as in "
+                          "Kuhn and Leduc)", merged[q].rows(), sizes[q], q));
+        }
+    }
     {  // the training's own compute vs. the rest (item 9: within 15% of forward+backward)
       double sample = 0, fb = 0, step = 0, total = 0;
       for (const auto& t : ts) {

@@ -57,6 +57,12 @@ class ReservoirMemory final : public BatchSource {
     order_.reserve(n);
     stamps_.reserve(n);
   }
+  // Not copyable: a copy would share this memory's id() and stamps while its content diverges
+  // (and a memory is gigabytes). Movable.
+  ReservoirMemory(const ReservoirMemory&) = delete;
+  ReservoirMemory& operator=(const ReservoirMemory&) = delete;
+  ReservoirMemory(ReservoirMemory&&) = default;
+  ReservoirMemory& operator=(ReservoirMemory&&) = default;
 
   /// Offers one sample (input_width + target_width floats, a legal mask, its iteration).
   void insert(const float* input, const float* target, ActionMask legal, std::int32_t iteration) {
@@ -262,6 +268,10 @@ class ReservoirMemory final : public BatchSource {
 /// samples (inputs no sample holds any more).
 class MergedSamples final : public BatchSource {
  public:
+  /// What a view keeps per memory slot (its dictionary entry and write stamp); its rows and
+  /// dictionary add about twice an input's bytes per distinct input.
+  static constexpr std::size_t kBytesPerSlot = sizeof(std::uint32_t) + sizeof(std::uint64_t);
+
   void rebuild(const ReservoirMemory& memory, bool linear) {
     const auto n = static_cast<std::size_t>(memory.size());
     if (memory.id() != memory_id_ || memory.input_width() != in_w_ || index_.size() > 2 * n + 4096) {
