@@ -57,12 +57,10 @@ class ReservoirMemory final : public BatchSource {
     order_.reserve(n);
     stamps_.reserve(n);
   }
-  // Not copyable: a copy would share this memory's id() and stamps while its content diverges
-  // (and a memory is gigabytes). Movable.
+  // Neither copyable nor movable: a copy, or a moved-from memory filled again, would share this
+  // memory's id() and stamps with other content (and a memory is gigabytes: it stays in place).
   ReservoirMemory(const ReservoirMemory&) = delete;
   ReservoirMemory& operator=(const ReservoirMemory&) = delete;
-  ReservoirMemory(ReservoirMemory&&) = default;
-  ReservoirMemory& operator=(ReservoirMemory&&) = default;
 
   /// Offers one sample (input_width + target_width floats, a legal mask, its iteration).
   void insert(const float* input, const float* target, ActionMask legal, std::int32_t iteration) {
