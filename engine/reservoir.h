@@ -272,7 +272,7 @@ class MergedSamples final : public BatchSource {
 
   void rebuild(const ReservoirMemory& memory, bool linear) {
     const auto n = static_cast<std::size_t>(memory.size());
-    if (memory.id() != memory_id_ || memory.input_width() != in_w_ || index_.size() > 2 * n + 4096) {
+    if (memory.id() != memory_id_ || index_.size() > 2 * n + 4096) {
       index_.clear();
       slot_entry_.clear();
       slot_stamp_.clear();

@@ -11,8 +11,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 { nvidia-smi; lscpu | head -20; python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
-  python3 -c 'import glob, os, torch; print("CUDA runtime headers:", glob.glob(os.path.join(os.path.dirname(os.path.dirname(torch.__file__)), "nvidia", "*", "include", "cuda_runtime_api.h")))'
-  command -v nvcc; } > "$OUT/machine.txt" 2>&1
+  command -v nvcc; } > "$OUT/machine.txt" 2>&1  # which CUDA headers the build took: build.log, "cfr: CUDA runtime headers"
 scripts/build-gpu.sh build-gpu > "$OUT/build.log" 2>&1 || { tail -n 50 "$OUT/build.log"; exit 1; }
 B=build-gpu/bin
 $B/cfr-bench-batch configs/gpu.toml --device cuda --train --batches 1,4,16,64,256,1024,4096 \
