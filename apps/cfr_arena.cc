@@ -6,10 +6,10 @@
 #include <iostream>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/cli.h"
 #include "engine/bots.h"
 #include "engine/errors.h"
 #include "engine/match.h"
@@ -62,17 +62,17 @@ int main(int argc, char** argv) {
   const std::string valid_bots = cfr::join_names(bot_names());
   app.add_option("--bot0", bot0, "first bot (seat 0 in even games): " + valid_bots + ", or checkpoint:PATH");
   app.add_option("--bot1", bot1, "second bot");
-  app.add_option("--games", games, "number of games")->check(CLI::PositiveNumber);
+  app.add_option("--games", games, "number of games")->check(CLI::Range(1, cfr::kMaxCount));
   app.add_option("--seed", seed, "match seed: game k is dealt with seed + k");
-  app.add_option("--max-steps", max_steps, "action cap per game, then scored as is")->check(CLI::PositiveNumber);
+  app.add_option("--max-steps", max_steps, "action cap per game, then scored as is")->check(CLI::Range(1, cfr::kMaxCount));
   app.add_option("--rules", rules_json, R"(rule overrides as a JSON object, e.g. '{"n_colors":3}')");
   app.add_flag("--json", json, "print the report as one JSON object");
   auto* rp = app.add_option("--replay", replay, "replay a transcript file (JSON lines, optionally gzip)");
   app.add_flag("--check-bots", check_bots, "with --replay: deterministic bots must reproduce every move")->needs(rp);
   app.add_flag("--quiet", quiet, "with --replay: print no step lines, only the summary")->needs(rp);
-  CLI11_PARSE(app, argc, argv);
+  if (const auto rc = cfr::parse_command_line(app, "cfr-arena", argc, argv)) return *rc;
 
-  try {
+  return cfr::run_app("cfr-arena", [&] {
     if (!replay.empty()) {
       if (!bot0.empty() || !bot1.empty())
         throw cfr::InputError("--replay takes the bots from the file; drop --bot0/--bot1");
@@ -95,11 +95,5 @@ int main(int argc, char** argv) {
     else
       std::cout << format_report(r);
     return 0;
-  } catch (const cfr::InputError& e) {
-    std::cerr << "cfr-arena: error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "cfr-arena: internal error: " << e.what() << "\n";
-    return 3;
-  }
+  });
 }

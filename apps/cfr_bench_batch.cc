@@ -14,10 +14,10 @@
 #include <utility>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/cli.h"
 #include "apps/config.h"
 #include "apps/deep_cfr.h"
 #include "engine/errors.h"
@@ -95,8 +95,8 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "LibTorch threads")->check(CLI::Range(1, 256));
   app.add_option("--csv", csv_path, "write the table as CSV");
   app.add_option("--json", json_path, "write the results as JSON");
-  CLI11_PARSE(app, argc, argv);
-  try {
+  if (const auto rc = cfr::parse_command_line(app, "cfr-bench-batch", argc, argv)) return *rc;
+  return cfr::run_app("cfr-bench-batch", [&] {
     cfr::Config cfg = config_path.empty() ? cfr::Config{} : cfr::load_config(config_path);
     for (const auto& s : sets) cfr::apply_override(cfg, s);
     if (!device.empty()) {
@@ -200,11 +200,5 @@ int main(int argc, char** argv) {
     if (!csv_path.empty()) cfr::write_file_atomic(csv_path, csv);
     if (!json_path.empty()) cfr::write_file_atomic(json_path, js.dump(1) + "\n");
     return 0;
-  } catch (const cfr::InputError& e) {
-    std::cerr << "cfr-bench-batch: error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "cfr-bench-batch: internal error: " << e.what() << "\n";
-    return 3;
-  }
+  });
 }

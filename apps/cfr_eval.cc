@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "apps/cli.h"
 #include "apps/checkpoint_policy.h"
 #include "engine/best_response.h"
 #include "engine/errors.h"
@@ -23,12 +23,12 @@ int main(int argc, char** argv) {
   bool json = false;
   app.add_option("CHECKPOINT", path, "checkpoint directory, or a run directory (its latest checkpoint)")->required();
   app.add_option("--opponent", opponents, "bot to play (repeatable; default: the run's evaluation.opponents)");
-  app.add_option("--games", games, "games per opponent")->check(CLI::PositiveNumber);
+  app.add_option("--games", games, "games per opponent")->check(CLI::Range(1, cfr::kMaxCount));
   app.add_option("--seed", seed, "match seed (game k dealt with seed + k)");
-  app.add_option("--max-steps", max_steps, "action cap per game")->check(CLI::PositiveNumber);
+  app.add_option("--max-steps", max_steps, "action cap per game")->check(CLI::Range(1, cfr::kMaxCount));
   app.add_flag("--json", json, "one JSON line per result");
-  CLI11_PARSE(app, argc, argv);
-  try {
+  if (const auto rc = cfr::parse_command_line(app, "cfr-eval", argc, argv)) return *rc;
+  return cfr::run_app("cfr-eval", [&] {
     const cfr::CheckpointPolicy policy = cfr::load_checkpoint_policy(path);
     const auto& cfg = policy.config;
     if (cfg.run.game != "lost_cities") {
@@ -50,11 +50,5 @@ int main(int argc, char** argv) {
       std::cout << (json ? cfr::lc::report_json(r) + "\n" : cfr::lc::format_report(r));
     }
     return 0;
-  } catch (const cfr::InputError& e) {
-    std::cerr << "cfr-eval: error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "cfr-eval: internal error: " << e.what() << "\n";
-    return 3;
-  }
+  });
 }

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/cli.h"
 #include "engine/files.h"
 
 namespace fs = std::filesystem;
@@ -69,11 +69,12 @@ int main(int argc, char** argv) {
   app.add_option("RUN_DIR", run_dir, "run directory (holds metrics.jsonl)")->required();
   app.add_option("--format", format, "png or svg")->check(CLI::IsMember({"png", "svg"}));
   app.add_option("--out", out, "where to write the plots (default RUN_DIR/plots)");
-  CLI11_PARSE(app, argc, argv);
-  try {
+  if (const auto rc = cfr::parse_command_line(app, "cfr-plot", argc, argv)) return *rc;
+  return cfr::run_app("cfr-plot", [&] {
     const fs::path metrics = fs::path(run_dir) / "metrics.jsonl";
+    cfr::require_readable_file(metrics.string());
     std::ifstream in(metrics);
-    if (!in) throw std::runtime_error(fmt::format("{}: cannot open", metrics.string()));
+    if (!in) throw cfr::InputError(fmt::format("{}: cannot open", metrics.string()));
     const fs::path out_dir = out.empty() ? fs::path(run_dir) / "plots" : fs::path(out);
     fs::create_directories(out_dir);
     Series adv0{"advantage net 0"}, adv1{"advantage net 1"}, strat{"strategy net"}, expl{"exploitability"}, nps{"traversal nodes/s"},
@@ -87,8 +88,10 @@ int main(int argc, char** argv) {
       try {
         j = nlohmann::json::parse(line);
       } catch (const nlohmann::json::exception& e) {
-        throw std::runtime_error(fmt::format("{}:{}: invalid JSON: {}", metrics.string(), lineno, e.what()));
+        throw cfr::InputError(fmt::format("{}:{}: invalid JSON: {}", metrics.string(), lineno, e.what()));
       }
+      if (!j.is_object()) throw cfr::InputError(fmt::format("{}:{}: not a JSON object", metrics.string(), lineno));
+      try {
       const int it = j.value("iteration", 0);
       if (j.contains("loss_advantage")) {
         adv0.points.emplace_back(it, j["loss_advantage"][0].get<double>());
@@ -106,6 +109,9 @@ int main(int argc, char** argv) {
           s.title = "vs " + bot;
           s.points.emplace_back(it, r.value("win_rate", 0.0));
         }
+      } catch (const nlohmann::json::exception& e) {  // a field of another type than cfr-run writes
+        throw cfr::InputError(fmt::format("{}:{}: {}", metrics.string(), lineno, e.what()));
+      }
     }
     plot(out_dir, "losses", "training losses (mean per iteration)", "loss", {adv0, adv1, strat}, format, true);
     plot(out_dir, "exploitability", "exploitability of the strategy network", "chips per game", {expl}, format, true);
@@ -115,8 +121,5 @@ int main(int argc, char** argv) {
     plot(out_dir, "nodes_per_second", "traversal throughput (traversal phases only)", "nodes/s", {nps}, format, false);
     plot(out_dir, "phase_times", "time per iteration", "seconds", {trav, train, eval}, format, false);
     return 0;
-  } catch (const std::exception& e) {
-    std::cerr << "cfr-plot: error: " << e.what() << "\n";
-    return 2;
-  }
+  });
 }

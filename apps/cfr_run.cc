@@ -5,6 +5,7 @@
 #include <atomic>
 #include <csignal>
 #include <ctime>
+#include <filesystem>
 #include <memory>
 #include <iostream>
 #include <string>
@@ -12,33 +13,52 @@
 
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "apps/cli.h"
 #include "apps/config.h"
 #include "apps/deep_cfr.h"
 #include "apps/distributed.h"
 #include "engine/errors.h"
+#include "engine/files.h"
 
 namespace {
 std::atomic<bool> g_stop{false};
-extern "C" void on_sigint(int) { g_stop = true; }
+/// SIGINT/SIGTERM: the first asks the run to stop after the current step (traversal batch,
+/// training step or evaluation move; the latest checkpoint stays the last completed iteration);
+/// a second exits at once with 128 + the signal (checkpoints are written atomically, so the
+/// latest stays intact). Only async-signal-safe calls here.
+extern "C" void on_signal(int sig) {
+  if (g_stop.exchange(true)) {
+    constexpr char kNow[] = "\ncfr-run: second signal: exiting now; the latest checkpoint is intact\n";
+    (void)!::write(2, kNow, sizeof kNow - 1);
+    ::_exit(128 + sig);
+  }
+  constexpr char kSoon[] = "\ncfr-run: stopping after the current step (a second signal exits at once)\n";
+  (void)!::write(2, kSoon, sizeof kSoon - 1);
+}
 }  // namespace
+
+/// optimization.nonfinite_policy = "stop" (or non-finite weights) ended the run.
+constexpr int kExitNumericStop = 4;
 
 int main(int argc, char** argv) {
   CLI::App app{"cfr-run: train Deep CFR on Lost Cities, Kuhn or Leduc poker from a TOML config"};
   std::string config_path, run_dir, resume;
   std::vector<std::string> sets;
-  bool print_config = false, distributed = false;
+  bool print_config = false, distributed = false, allow_training_changes = false;
   auto* cfg_opt = app.add_option("CONFIG", config_path, "TOML config (configs/*.toml)");
   app.add_option("--resume", resume, "continue the run in RUN_DIR from its latest checkpoint (its config.toml)")
       ->excludes(cfg_opt);
   app.add_option("--set", sets, "override one key: section.key=value (repeatable)");
+  app.add_flag("--allow-training-changes", allow_training_changes,
+               "with --resume: accept other values of keys that change what the run computes (the run is then not "
+               "the same run as an uninterrupted one; it says so)");
   app.add_option("--run-dir", run_dir, "run directory (default runs/<experiment>-<time>)");
   app.add_flag("--print-config", print_config, "print the resolved config and exit");
   app.add_flag("--distributed", distributed,
                "run as one process of an MPI job (implied under mpirun with ≥ 2 processes): rank 0 learns, the others traverse");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto rc = cfr::parse_command_line(app, "cfr-run", argc, argv)) return *rc;
   std::unique_ptr<cfr::Distributed> dist;
   // Errors end every process of a distributed job (the others would wait forever).
   auto fail = [&](const std::string& message, int code) -> int {
@@ -54,8 +74,10 @@ int main(int argc, char** argv) {
     cfr::Config cfg;
     if (!dist || dist->learner()) {
       if (config_path.empty() && resume.empty()) throw cfr::InputError("give a CONFIG.toml, or --resume RUN_DIR");
+      if (allow_training_changes && resume.empty()) throw cfr::InputError("--allow-training-changes needs --resume RUN_DIR");
       if (!resume.empty()) {
         if (!run_dir.empty() && run_dir != resume) throw cfr::InputError("--resume RUN_DIR already names the run directory; drop --run-dir");
+        cfr::require_directory(resume, "--resume");
         run_dir = resume;
         config_path = resume + "/config.toml";
       }
@@ -83,20 +105,23 @@ int main(int argc, char** argv) {
       std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
       run_dir = fmt::format("runs/{}-{}", cfg.run.experiment_name, stamp);
     }
-    std::signal(SIGINT, on_sigint);
-    std::signal(SIGTERM, on_sigint);
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
     const bool learner = !dist || dist->learner();
-    const int done = cfr::run_deep_cfr(cfg, {.run_dir = run_dir, .resume = !resume.empty(), .stop = &g_stop,
+    const int done = cfr::run_deep_cfr(cfg, {.run_dir = run_dir, .resume = !resume.empty(),
+                                             .allow_training_changes = allow_training_changes, .stop = &g_stop,
                                              .progress = learner && isatty(2) != 0, .dist = dist.get()});
     if (learner)
       std::cerr << fmt::format("cfr-run: {} iteration(s) completed{}; metrics in {}/metrics.jsonl\n", done,
                                dist ? fmt::format(" with {} traversal rank(s)", dist->size() - 1) : "", run_dir);
     return 0;
   } catch (const cfr::InputError& e) {
-    return fail(fmt::format("cfr-run: error: {}", e.what()), 2);
+    return fail(fmt::format("cfr-run: error: {}", e.what()), cfr::kExitBadInput);
+  } catch (const std::filesystem::filesystem_error& e) {  // a run directory that is a file, not writable, ...
+    return fail(fmt::format("cfr-run: error: {}: {}", e.path1().string(), e.code().message()), cfr::kExitBadInput);
   } catch (const cfr::NumericError& e) {
-    return fail(fmt::format("cfr-run: stopped: {}", e.what()), 4);
+    return fail(fmt::format("cfr-run: stopped: {}", e.what()), kExitNumericStop);
   } catch (const std::exception& e) {
-    return fail(fmt::format("cfr-run: internal error: {}", e.what()), 3);
+    return fail(fmt::format("cfr-run: internal error: {}", e.what()), cfr::kExitInternal);
   }
 }

@@ -5,9 +5,9 @@
 #include <iostream>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "apps/cli.h"
 #include "engine/best_response.h"
 #include "engine/games.h"
 #include "engine/tabular_cfr.h"
@@ -20,13 +20,13 @@ int main(int argc, char** argv) {
   double os_epsilon = 0.6;
   app.add_option("--game", game, "kuhn or leduc")->required();
   app.add_option("--algo", algo, "cfr, cfr+, lcfr, es-mccfr or os-mccfr")->required();
-  app.add_option("--iterations", iterations, "iterations (each updates both players)")->check(CLI::PositiveNumber);
+  app.add_option("--iterations", iterations, "iterations (each updates both players)")->check(CLI::Range(1, cfr::kMaxCount));
   app.add_option("--seed", seed, "RNG seed of the sampling algorithms");
   app.add_option("--out", out, "write the average policy here (policy file, docs/policy-files.md)");
   app.add_option("--report-every", report_every, "print NashConv every N iterations (default: 10 reports)");
   app.add_option("--os-epsilon", os_epsilon, "os-mccfr exploration")->check(CLI::Range(1e-9, 1.0));
-  CLI11_PARSE(app, argc, argv);
-  try {
+  if (const auto rc = cfr::parse_command_line(app, "cfr-solve", argc, argv)) return *rc;
+  return cfr::run_app("cfr-solve", [&] {
     const cfr::GameTree tree = cfr::build_game_tree(game);
     cfr::TabularSolver solver(tree, {.algo = cfr::parse_tabular_algo(algo), .seed = seed, .os_epsilon = os_epsilon});
     if (report_every <= 0) report_every = std::max(1, iterations / 10);
@@ -57,11 +57,5 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "cfr-solve: wrote %s\n", out.c_str());
     }
     return 0;
-  } catch (const cfr::InputError& e) {
-    std::cerr << "cfr-solve: error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "cfr-solve: internal error: " << e.what() << "\n";
-    return 3;
-  }
+  });
 }

@@ -7,45 +7,62 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/errors.h"
+#include "engine/files.h"
 #include "engine/reservoir.h"
 
 namespace cfr {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+constexpr const char* kChecksumField = "checksum";
+
+/// The checksum that meta.json records of its other fields (their compact dump: keys sorted).
+std::string meta_checksum(nlohmann::json meta) {
+  meta.erase(kChecksumField);
+  return checksum_of(meta.dump());
+}
+
+/// meta.json's field `key` (InputError naming `where` when it is missing).
+const nlohmann::json& need_field(const nlohmann::json& meta, const char* key, const std::string& where) {
+  if (!meta.contains(key)) throw InputError(fmt::format("{}: missing field '{}'", where, key));
+  return meta[key];
+}
+
+/// A file name recorded in meta.json: a plain name inside the checkpoint directory.
+bool plain_file_name(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
+         name.find('\0') == std::string::npos;
+}
+
+}  // namespace
+
 std::string checkpoint_meta_json(const Config& cfg, int iteration, int input_width, int output_width,
-                                 const Rng::StateWords& st) {
-  const nlohmann::json meta = {{"format", "cfr-deep-cfr-checkpoint"},
-                               {"version", kCheckpointVersion},
-                               {"game", cfg.run.game},
-                               {"iteration", iteration},
-                               {"input_width", input_width},
-                               {"output_width", output_width},
-                               {"network", {{"hidden_size", cfg.network.hidden_size},
-                                            {"num_layers", cfg.network.num_layers},
-                                            {"activation", cfg.network.activation}}},
-                               {"train_rng", {st.w[0], st.w[1], st.w[2], st.w[3]}},
-                               {"memories", cfg.checkpoint.include_memories}};
+                                 const Rng::StateWords& st, const std::map<std::string, FileChecksum>& files) {
+  nlohmann::json listed = nlohmann::json::object();
+  for (const auto& [name, f] : files) listed[name] = {{"bytes", f.bytes}, {"xxh3_128", f.digest}};
+  nlohmann::json meta = {{"format", "cfr-deep-cfr-checkpoint"},
+                         {"version", kCheckpointVersion},
+                         {"game", cfg.run.game},
+                         {"iteration", iteration},
+                         {"input_width", input_width},
+                         {"output_width", output_width},
+                         {"network", {{"hidden_size", cfg.network.hidden_size},
+                                      {"num_layers", cfg.network.num_layers},
+                                      {"activation", cfg.network.activation}}},
+                         {"train_rng", {st.w[0], st.w[1], st.w[2], st.w[3]}},
+                         {"memories", cfg.checkpoint.include_memories},
+                         {"files", listed}};
+  meta[kChecksumField] = meta_checksum(meta);
   return meta.dump(1) + "\n";
 }
 
-CheckpointMeta parse_checkpoint_meta(const std::string& text, const std::string& where, const Config& cfg, int W,
-                                     int A) {
-  nlohmann::json meta;
-  try {
-    meta = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(fmt::format("{}: invalid JSON: {}", where, e.what()));
-  }
-  if (!meta.is_object()) throw InputError(fmt::format("{}: not a cfr-run checkpoint (not a JSON object)", where));
-  auto need = [&](const char* key) -> const nlohmann::json& {
-    if (!meta.contains(key)) throw InputError(fmt::format("{}: missing field '{}'", where, key));
-    return meta[key];
-  };
-  if (need("format") != "cfr-deep-cfr-checkpoint") throw InputError(fmt::format("{}: not a cfr-run checkpoint", where));
-  if (need("version") != kCheckpointVersion)
-    throw InputError(fmt::format("{}: checkpoint format version {}; this cfr-run reads version {}", where,
-                                 need("version").dump(), kCheckpointVersion));
+namespace {
+
+/// Refuses a checkpoint of another game, widths or network shape than `cfg`'s.
+void check_matches(const nlohmann::json& meta, const std::string& where, const Config& cfg, int W, int A) {
+  auto need = [&](const char* key) -> const nlohmann::json& { return need_field(meta, key, where); };
   if (need("game") != cfg.run.game)
     throw InputError(fmt::format("{}: checkpoint of game {}, the config trains {}", where, need("game").dump(), cfg.run.game));
   if (need("input_width") != W || need("output_width") != A)
@@ -58,6 +75,23 @@ CheckpointMeta parse_checkpoint_meta(const std::string& text, const std::string&
   if (!same_net)
     throw InputError(fmt::format("{}: checkpoint network {} differs from the config's {}×{} {}", where, n.dump(),
                                  cfg.network.num_layers, cfg.network.hidden_size, cfg.network.activation));
+}
+
+/// parse_checkpoint_meta; without a config (nullptr) nothing is compared with one.
+CheckpointMeta parse_meta(const std::string& text, const std::string& where, const Config* cfg, int W, int A) {
+  nlohmann::json meta;
+  try {
+    meta = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("{}: invalid JSON: {}", where, e.what()));
+  }
+  if (!meta.is_object()) throw InputError(fmt::format("{}: not a cfr-run checkpoint (not a JSON object)", where));
+  auto need = [&](const char* key) -> const nlohmann::json& { return need_field(meta, key, where); };
+  if (need("format") != "cfr-deep-cfr-checkpoint") throw InputError(fmt::format("{}: not a cfr-run checkpoint", where));
+  if (need("version") != kCheckpointVersion)
+    throw InputError(fmt::format("{}: checkpoint format version {}; this cfr-run reads version {}", where,
+                                 need("version").dump(), kCheckpointVersion));
+  if (cfg != nullptr) check_matches(meta, where, *cfg, W, A);
   CheckpointMeta out;
   const auto& it = need("iteration");
   if (!it.is_number_integer() || it.get<std::int64_t>() < 0 || it.get<std::int64_t>() > 100'000'000)
@@ -76,13 +110,64 @@ CheckpointMeta parse_checkpoint_meta(const std::string& text, const std::string&
   const auto& mem = need("memories");
   if (!mem.is_boolean()) throw InputError(fmt::format("{}: field 'memories' must be true or false", where));
   out.memories = mem.get<bool>();
+  const auto& files = need("files");
+  if (!files.is_object()) throw InputError(fmt::format("{}: field 'files' must be an object", where));
+  for (const auto& [name, f] : files.items()) {
+    if (!plain_file_name(name))
+      throw InputError(fmt::format("{}: field 'files' names '{}', not a file of the checkpoint directory", where, name));
+    const bool ok = f.is_object() && f.size() == 2 && f.contains("bytes") && f["bytes"].is_number_unsigned() &&
+                    f.contains("xxh3_128") && f["xxh3_128"].is_string() && f["xxh3_128"].get<std::string>().size() == 32;
+    if (!ok)
+      throw InputError(fmt::format("{}: field 'files.{}' must be {{\"bytes\": size, \"xxh3_128\": 32 hex digits}}", where, name));
+    out.files[name] = {.bytes = f["bytes"].get<std::int64_t>(), .digest = f["xxh3_128"].get<std::string>()};
+  }
+  for (const char* name : {"nets.pt", "config.toml"})
+    if (!out.files.contains(name)) throw InputError(fmt::format("{}: field 'files' does not list {}", where, name));
+  if (out.memories != out.files.contains("memories.bin"))
+    throw InputError(fmt::format("{}: field 'memories' is {} but 'files' {} memories.bin", where, out.memories,
+                                 out.memories ? "does not list" : "lists"));
+  // Last, so that a hand-edited field is reported as what differs (above) rather than as a bad checksum.
+  const auto& sum = need(kChecksumField);
+  if (!sum.is_string() || sum.get<std::string>() != meta_checksum(meta))
+    throw InputError(fmt::format("{}: checksum mismatch: the file was changed after it was written (field '{}')", where,
+                                 kChecksumField));
   return out;
 }
 
-CheckpointMeta read_checkpoint_meta(const std::string& ck, const Config& cfg, int W, int A) {
-  const std::string where = (fs::path(ck) / "meta.json").string();
-  return parse_checkpoint_meta(read_text_file(where), where, cfg, W, A);
+}  // namespace
+
+CheckpointMeta parse_checkpoint_meta(const std::string& text, const std::string& where, const Config& cfg, int W, int A) {
+  return parse_meta(text, where, &cfg, W, A);
 }
+
+void verify_checkpoint_files(const std::string& ck, const CheckpointMeta& meta) {
+  for (const auto& [name, want] : meta.files) {
+    const std::string path = (fs::path(ck) / name).string();
+    const FileChecksum got = file_checksum(path);
+    if (got.bytes != want.bytes)
+      throw InputError(fmt::format("{}: {} bytes, meta.json records {} (truncated or changed after it was written)", path,
+                                   got.bytes, want.bytes));
+    if (got.digest != want.digest)
+      throw InputError(fmt::format("{}: checksum mismatch (xxh3_128 {}, meta.json records {}): the file was changed "
+                                   "or corrupted after it was written", path, got.digest, want.digest));
+  }
+}
+
+namespace {
+
+CheckpointMeta read_meta(const std::string& ck, const Config* cfg, int W, int A) {
+  require_directory(ck, "checkpoint");
+  const std::string where = (fs::path(ck) / "meta.json").string();
+  CheckpointMeta meta = parse_meta(read_text_file(where), where, cfg, W, A);
+  verify_checkpoint_files(ck, meta);
+  return meta;
+}
+
+}  // namespace
+
+CheckpointMeta read_checkpoint_meta(const std::string& ck, const Config& cfg, int W, int A) { return read_meta(ck, &cfg, W, A); }
+
+CheckpointMeta verify_checkpoint(const std::string& ck) { return read_meta(ck, nullptr, 0, 0); }
 
 void read_checkpoint_memories(std::istream& in, const std::string& where, ReservoirMemory& adv0, ReservoirMemory& adv1,
                               ReservoirMemory& strategy) {
@@ -102,10 +187,12 @@ void read_checkpoint_memories(std::istream& in, const std::string& where, Reserv
 
 std::string latest_checkpoint_dir(const std::string& run_dir) {
   const fs::path dir = fs::path(run_dir) / "checkpoints";
+  if (!fs::exists(dir / "latest")) throw InputError(fmt::format("{}: no checkpoint (missing)", (dir / "latest").string()));
+  require_readable_file((dir / "latest").string());
   std::ifstream latest(dir / "latest");
   std::string name;
   if (!(latest >> name)) throw InputError(fmt::format("{}: no checkpoint (missing or empty)", (dir / "latest").string()));
-  if (name.rfind("iter-", 0) != 0 || name.find('/') != std::string::npos)
+  if (name.rfind("iter-", 0) != 0 || !plain_file_name(name))
     throw InputError(fmt::format("{}: names '{}', not a checkpoint directory", (dir / "latest").string(), name));
   return (dir / name).string();
 }

@@ -1,24 +1,29 @@
 #pragma once
 // The checkpoint format of cfr-run, without LibTorch (so that fuzzers and tools can read it):
 //
-//   run_dir/checkpoints/iter-NNNNNN/{meta.json, nets.pt[, memories.bin]}
+//   run_dir/checkpoints/iter-NNNNNN/{meta.json, nets.pt, config.toml[, memories.bin]}
 //   run_dir/checkpoints/latest       names the newest complete checkpoint
 //
 // A checkpoint is written as a temporary directory (.tmp-iter-NNNNNN) and renamed, then `latest`
 // is replaced atomically (write + rename): a crash at any moment leaves `latest` naming a
-// complete checkpoint. meta.json: {"format": "cfr-deep-cfr-checkpoint", "version": 1, game,
-// iteration, input/output widths, network shape, trainer RNG state, memories}. Loading refuses
-// another format, version, game, widths or network shape with a message saying what differs.
+// complete checkpoint. meta.json: {"format": "cfr-deep-cfr-checkpoint", "version": 2, game,
+// iteration, input/output widths, network shape, trainer RNG state, memories, files, checksum}:
+// "files" records the size and XXH3-128 checksum of every other file of the checkpoint (config.toml
+// is the resolved config the checkpoint was trained with), "checksum" that of meta.json's other
+// fields. Loading refuses another format, version, game, widths or network shape with a message
+// saying what differs, and any file whose size or checksum is not the one recorded, naming it.
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <string>
 
 #include "apps/config.h"
+#include "engine/checksum.h"
 #include "engine/rng.h"
 
 namespace cfr {
 
-inline constexpr int kCheckpointVersion = 1;
+inline constexpr int kCheckpointVersion = 2;  // 2: files and checksums (version 1 had neither)
 
 class ReservoirMemory;
 
@@ -26,17 +31,26 @@ struct CheckpointMeta {
   int iteration = 0;
   Rng::StateWords train_rng{};
   bool memories = false;
+  std::map<std::string, FileChecksum> files;  // file name in the checkpoint directory → size, checksum
 };
 
-/// meta.json's text for a checkpoint of `cfg` at `iteration`.
+/// meta.json's text for a checkpoint of `cfg` at `iteration` whose other files are `files`.
 std::string checkpoint_meta_json(const Config& cfg, int iteration, int input_width, int output_width,
-                                 const Rng::StateWords& train_rng);
+                                 const Rng::StateWords& train_rng, const std::map<std::string, FileChecksum>& files);
 /// Parses and checks meta.json's text (`where` names it in errors) against the config and the
-/// game's widths. Every problem is an InputError saying what differs; nothing else is thrown.
+/// game's widths, and its own checksum. Every problem is an InputError saying what differs;
+/// nothing else is thrown.
 CheckpointMeta parse_checkpoint_meta(const std::string& text, const std::string& where, const Config& cfg,
                                      int input_width, int output_width);
-/// Reads checkpoint directory `ck`'s meta.json and checks it (as parse_checkpoint_meta).
+/// Checks that every file meta.json lists in checkpoint directory `ck` has the recorded size and
+/// checksum (InputError naming the file otherwise).
+void verify_checkpoint_files(const std::string& ck, const CheckpointMeta& meta);
+/// Reads checkpoint directory `ck`'s meta.json, checks it (as parse_checkpoint_meta) and verifies
+/// its files.
 CheckpointMeta read_checkpoint_meta(const std::string& ck, const Config& cfg, int input_width, int output_width);
+/// Reads and verifies checkpoint directory `ck` (meta.json's own checksum, then every file it
+/// lists) without comparing it with a config: before its config.toml is trusted.
+CheckpointMeta verify_checkpoint(const std::string& ck);
 /// Loads memories.bin's three reservoirs (advantage 0, advantage 1, strategy) from `in`; on any
 /// error (an InputError) all three are left empty.
 void read_checkpoint_memories(std::istream& in, const std::string& where, ReservoirMemory& adv0, ReservoirMemory& adv1,

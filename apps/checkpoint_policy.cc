@@ -6,6 +6,7 @@
 
 #include "apps/deep_cfr.h"
 #include "engine/errors.h"
+#include "engine/files.h"
 #include "engine/game_tree.h"
 #include "engine/traversal.h"
 #include "engine/traversal_games.h"
@@ -94,12 +95,16 @@ std::unique_ptr<lc::Bot> make_strategy_bot(Evaluator& strategy, const LostCities
 CheckpointPolicy load_checkpoint_policy(const std::string& path) {
   namespace fs = std::filesystem;
   if (!fs::exists(path)) throw InputError(fmt::format("{}: no such checkpoint or run directory", path));
+  require_directory(path, "checkpoint or run directory");
   std::string ck = path;
   if (fs::exists(fs::path(path) / "checkpoints")) ck = latest_checkpoint_dir(path);
-  const fs::path run_dir = fs::path(ck).parent_path().parent_path();
-  const fs::path config = run_dir / "config.toml";
+  // The config a checkpoint was trained with is inside it (verified with its other files).
+  // Checkpoints without one (older formats) are refused by their meta.json's version below.
+  fs::path config = fs::path(ck) / "config.toml";
+  if (!fs::exists(config)) config = fs::path(ck).parent_path().parent_path() / "config.toml";
   if (!fs::exists(config))
-    throw InputError(fmt::format("{}: the run's config.toml is missing ({} expected next to checkpoints/)", ck, config.string()));
+    throw InputError(fmt::format("{}: not a checkpoint directory (no config.toml in it or in its run directory)", ck));
+  (void)verify_checkpoint(ck);  // its files are the bytes written before any is read
   CheckpointPolicy p;
   p.config = load_config(config.string());
   const auto [W, A] = game_widths(p.config);

@@ -175,7 +175,28 @@ std::vector<ConfigField> fields(Config& c) {
       int_field("faults", "nonfinite_weights_iteration", c.faults.nonfinite_weights_iteration, 0, 100'000'000,
                 "testing: make advantage net 0's weights NaN at this iteration (0 = off)"),
   };
+  // Keys that do not change what the run computes (how long, how fast, where, what is reported
+  // or kept). The scheduler keys and the device change only floating-point rounding (none with
+  // network.invariant_chunk on one device: docs/deep-cfr.md "Batch invariance").
+  static const std::vector<std::string> kOperational = {
+      "run.experiment_name", "run.max_iterations", "run.max_minutes", "run.device", "run.torch_threads",
+      "network.invariant_chunk", "traversal.scheduler", "traversal.interleave_width", "traversal.interleave_max_batch",
+      "traversal.num_workers", "traversal.parallel_shares", "traversal.deadline_us", "memory.sample_pipe_blocks",
+      "memory.sample_block_samples", "memory.check_ram", "evaluation.eval_every", "evaluation.games",
+      "evaluation.opponents", "evaluation.max_steps", "checkpoint.save_every", "checkpoint.include_memories",
+      "distributed.timeout_seconds", "faults.nonfinite_target_iteration", "faults.nonfinite_weights_iteration"};
+  for (auto& field : f)
+    field.training = std::find(kOperational.begin(), kOperational.end(), field.section + "." + field.key) == kOperational.end();
   return f;
+}
+
+std::vector<ConfigChange> config_changes(Config& before, Config& after) {
+  const auto a = fields(before), b = fields(after);
+  std::vector<ConfigChange> out;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].value() != b[i].value())
+      out.push_back({a[i].section + "." + a[i].key, a[i].value(), b[i].value(), a[i].training});
+  return out;
 }
 
 namespace {

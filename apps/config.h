@@ -116,8 +116,21 @@ struct ConfigField {
   std::string section, key, help;
   std::function<void(const void* toml_node, const std::string& where)> set;  // toml::node*
   std::function<std::string()> value;  // as TOML
+  // Whether the key changes what the run computes (samples, training, networks). The others
+  // change only how long it runs, how fast or where, what is reported, and what is kept: a
+  // resumed run may change them freely (docs/deep-cfr.md "Resume").
+  bool training = true;
 };
 std::vector<ConfigField> fields(Config& c);
+
+/// A key whose value differs between two configs (values as TOML).
+struct ConfigChange {
+  std::string key;  // section.key
+  std::string before, after;
+  bool training = true;  // ConfigField::training
+};
+/// The keys whose values differ between `before` and `after`, in field order.
+std::vector<ConfigChange> config_changes(Config& before, Config& after);
 
 /// Parses a TOML file (InputError on any problem, naming file:line and key).
 Config load_config(const std::string& path);

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <map>
+#include <optional>
 #include <thread>
 #include <condition_variable>
 #include <functional>
@@ -26,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/best_response.h"
+#include "engine/checksum.h"
 #include "engine/files.h"
 #include "engine/games.h"
 #include "engine/match.h"
@@ -126,22 +129,30 @@ struct Memories {
   ReservoirMemory* strat;
 };
 
-void write_checkpoint(const fs::path& run_dir, const Config& cfg, int iteration, int W, int A, const DeepCfrNetworks& nets,
-                      const Rng& train_rng, const Memories& mem, int previous_latest) {
+void write_checkpoint(const fs::path& run_dir, const Config& cfg, const std::string& config_toml, int iteration, int W, int A,
+                      const DeepCfrNetworks& nets, const Rng& train_rng, const Memories& mem, int previous_latest) {
   const fs::path dir = run_dir / "checkpoints";
   fs::create_directories(dir);
   const fs::path tmp = dir / (".tmp-" + iter_name(iteration));
   fs::remove_all(tmp);
   fs::create_directories(tmp);
+  std::vector<std::string> names = {"nets.pt", "config.toml"};
   nets.save((tmp / "nets.pt").string());
+  write_text_atomic(tmp / "config.toml", config_toml);
   if (cfg.checkpoint.include_memories) {
     std::ofstream out(tmp / "memories.bin", std::ios::binary | std::ios::trunc);
     mem.adv0->save(out);
     mem.adv1->save(out);
     mem.strat->save(out);
+    out.close();
     if (!out) throw InputError(fmt::format("{}: cannot write memories", (tmp / "memories.bin").string()));
+    names.push_back("memories.bin");
   }
-  write_text_atomic(tmp / "meta.json", checkpoint_meta_json(cfg, iteration, W, A, train_rng.state()));
+  // The checksums are of the files as they are on disk (read back), so a loader proves it reads
+  // the bytes that were written.
+  std::map<std::string, FileChecksum> files;
+  for (const auto& name : names) files[name] = file_checksum((tmp / name).string());
+  write_text_atomic(tmp / "meta.json", checkpoint_meta_json(cfg, iteration, W, A, train_rng.state(), files));
   const fs::path final_dir = dir / iter_name(iteration);
   fs::remove_all(final_dir);
   fs::rename(tmp, final_dir);
@@ -152,29 +163,85 @@ void write_checkpoint(const fs::path& run_dir, const Config& cfg, int iteration,
     fs::remove_all(dir / iter_name(previous_latest));
 }
 
-/// Loads the latest checkpoint of run_dir; returns its iteration (0 when the run has none yet:
-/// it restarts from the beginning). Leftovers of a checkpoint
-/// write that a crash interrupted (.tmp-* directories, *.tmp files) are removed first.
-int read_checkpoint(const fs::path& run_dir, const Config& cfg, int W, int A, DeepCfrNetworks& nets, Rng& train_rng,
-                    const Memories& mem) {
+/// Where a resumed run starts: the latest checkpoint's iteration (0: none yet), the config it
+/// was trained with and whether it saved the memories.
+struct ResumePoint {
+  int iteration = 0;
+  std::optional<Config> trained_with;
+  bool memories = false;
+};
+
+/// Loads the latest checkpoint of run_dir, its files verified against meta.json's checksums.
+/// Leftovers of a checkpoint write that a crash interrupted (.tmp-* directories, *.tmp files)
+/// are removed first.
+ResumePoint read_checkpoint(const fs::path& run_dir, const Config& cfg, int W, int A, DeepCfrNetworks& nets, Rng& train_rng,
+                            const Memories& mem) {
   const fs::path dir = run_dir / "checkpoints";
   if (fs::is_directory(dir))
     for (const auto& e : fs::directory_iterator(dir)) {
       const std::string name = e.path().filename().string();
       if (name.rfind(".tmp-", 0) == 0 || (name.size() > 4 && name.ends_with(".tmp"))) fs::remove_all(e.path());
     }
-  if (!fs::exists(dir / "latest")) return 0;  // killed before its first checkpoint: start over
+  if (!fs::exists(dir / "latest")) return {};  // killed before its first checkpoint: start over
   const fs::path ck = latest_checkpoint_dir(run_dir.string());
   const CheckpointMeta meta = read_checkpoint_meta(ck.string(), cfg, W, A);
+  ResumePoint rp{.iteration = meta.iteration, .trained_with = load_config((ck / "config.toml").string()),
+                 .memories = meta.memories};
   nets.load((ck / "nets.pt").string());
   train_rng.set_state(meta.train_rng);
   if (meta.memories) {
-    std::ifstream in(ck / "memories.bin", std::ios::binary);
     const std::string mw = (ck / "memories.bin").string();
+    std::ifstream in(mw, std::ios::binary);
     if (!in) throw InputError(fmt::format("{}: cannot open", mw));
     read_checkpoint_memories(in, mw, *mem.adv0, *mem.adv1, *mem.strat);
   }
-  return meta.iteration;
+  return rp;
+}
+
+/// What a resume continues with, compared with what its checkpoint was trained with: refuses
+/// changed training keys unless allowed, and says whether the resumed run is the run that an
+/// uninterrupted one would have been (the checkpoint saved the memories, no training key changed).
+struct ResumeReport {
+  bool exact = true;
+  std::vector<std::string> reasons;  // why not exact
+  nlohmann::json changes = nlohmann::json::array();
+};
+ResumeReport compare_resume(Config& cfg, ResumePoint& rp, bool allow_training_changes, const std::string& run_dir) {
+  ResumeReport r;
+  if (!rp.trained_with) return r;
+  std::vector<std::string> training;
+  for (const auto& c : config_changes(*rp.trained_with, cfg)) {
+    r.changes.push_back({{"key", c.key}, {"before", c.before}, {"after", c.after}, {"training", c.training}});
+    if (c.training) training.push_back(fmt::format("{} {} → {}", c.key, c.before, c.after));
+  }
+  if (!training.empty() && !allow_training_changes)
+    throw InputError(fmt::format(
+        "--resume {}: the checkpoint of iteration {} was trained with other values of keys that change what the run "
+        "computes: {}; the resumed run would not be the same run. Resume without these changes, or pass "
+        "--allow-training-changes to continue with them anyway",
+        run_dir, rp.iteration, join_names(training)));
+  if (!rp.memories) {
+    r.exact = false;
+    r.reasons.push_back("the checkpoint has no memories (checkpoint.include_memories = false): they restart empty");
+  }
+  if (!training.empty()) {
+    r.exact = false;
+    r.reasons.push_back("training keys changed (--allow-training-changes): " + join_names(training));
+  }
+  return r;
+}
+
+/// run_dir/parts/part-NNN.toml: each part of a run (its first start and every resume) keeps the
+/// resolved config it ran with, headed by what it resumed from. Returns the part's number.
+int write_part_config(const fs::path& run_dir, const std::string& config_toml, const std::string& header) {
+  const fs::path parts = run_dir / "parts";
+  fs::create_directories(parts);
+  int n = 1;
+  while (fs::exists(parts / fmt::format("part-{:03d}.toml", n))) ++n;
+  std::string text;
+  for (const auto& line : std::vector<std::string>{fmt::format("part {}", n), header}) text += "# " + line + "\n";
+  write_text_atomic(parts / fmt::format("part-{:03d}.toml", n), text + config_toml);
+  return n;
 }
 
 /// The networks, scheduler, sample-pipe bounds and traversal job a config asks for (shared by the
@@ -466,10 +533,15 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   if (!opts.resume && fs::exists(fs::path(opts.run_dir) / "metrics.jsonl"))
     throw InputError(fmt::format("run directory {} already holds a run (metrics.jsonl); choose another --run-dir "
                                  "or continue it with --resume {}", opts.run_dir, opts.run_dir));
+  if (opts.resume) require_directory(opts.run_dir, "--resume");
   fs::create_directories(opts.run_dir);
-  // A resumed run's config.toml is rewritten only once its checkpoint has loaded (below): a
-  // refused resume must leave the run directory as it was.
-  if (!opts.resume) write_text_atomic(fs::path(opts.run_dir) / "config.toml", to_toml(cfg));
+  // A resumed run's config.toml is rewritten only once its checkpoint has loaded and been
+  // compared (below): a refused resume must leave the run directory as it was.
+  const std::string config_toml = to_toml(cfg);
+  if (!opts.resume) {
+    write_text_atomic(fs::path(opts.run_dir) / "config.toml", config_toml);
+    write_part_config(opts.run_dir, config_toml, "first start");
+  }
   MetricsFile metrics(opts.run_dir + "/metrics.jsonl");
   std::ofstream log(opts.run_dir + "/log.txt", std::ios::app);
   auto say = [&](const std::string& line) {
@@ -498,6 +570,8 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   TrainConfig strat_train = adv_train;
   strat_train.updates = cfg.optimization.strategy_updates_per_iteration;
   strat_train.batch_size = cfg.optimization.strategy_batch_size;
+  // A stop request (SIGINT/SIGTERM) is seen between training steps too.
+  adv_train.stop = strat_train.stop = opts.stop;
   Rng train_rng(derive_seed(seed, 3));
   // memory.merge_duplicates: each training draws from its memory's samples merged per input
   // (MergedSamples, rebuilt from the memory's content first), whose weight column already holds
@@ -516,9 +590,21 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
 
   const Memories memories{&adv0, &adv1, &strat};
   int first = 1;
+  nlohmann::json resume_record;  // in the first metrics line after a resume
+  std::string resume_text;
   if (opts.resume) {
-    first = read_checkpoint(opts.run_dir, cfg, W, A, nets, train_rng, memories) + 1;
-    write_text_atomic(fs::path(opts.run_dir) / "config.toml", to_toml(cfg));
+    ResumePoint rp = read_checkpoint(opts.run_dir, cfg, W, A, nets, train_rng, memories);
+    first = rp.iteration + 1;
+    const ResumeReport rr = compare_resume(cfg, rp, opts.allow_training_changes, opts.run_dir);
+    resume_text = rp.iteration == 0 ? "the run had no checkpoint yet: restarting from iteration 1"
+                  : rr.exact       ? fmt::format("resumed from the checkpoint of iteration {}: exact (memories saved, no "
+                                                 "training key changed: the same run as an uninterrupted one)", rp.iteration)
+                                   : fmt::format("resumed from the checkpoint of iteration {}: NOT exact: {}", rp.iteration,
+                                                 join_names(rr.reasons));
+    const int part = write_part_config(opts.run_dir, config_toml, resume_text);
+    resume_record = {{"part", part}, {"from_iteration", rp.iteration}, {"exact", rp.iteration > 0 && rr.exact},
+                     {"not_exact_because", rr.reasons}, {"changed_keys", rr.changes}};
+    write_text_atomic(fs::path(opts.run_dir) / "config.toml", config_toml);
     metrics.close();  // trimming replaces the file: reopen afterwards
     trim_metrics(fs::path(opts.run_dir) / "metrics.jsonl", first - 1);
     metrics.open(opts.run_dir + "/metrics.jsonl");
@@ -533,20 +619,21 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
                   cfg.network.num_layers, cfg.network.hidden_size, nets.parameters_per_network(), cfg.traversal.scheduler,
                   cfg.traversal.interleave_width, opts.run_dir));
   const auto t_start = Clock::now();
-  if (opts.resume && first == 1) say("cfr-run: the run had no checkpoint yet: restarting from iteration 1");
-  else if (opts.resume)
-    say(fmt::format("cfr-run: resumed from the checkpoint of iteration {}{}", first - 1,
-                    cfg.checkpoint.include_memories ? "" : " (memories were not saved: they restart empty)"));
+  if (opts.resume) say("cfr-run: " + resume_text);
   int done = first - 1;
   WorkerThread trainer;
   for (int it = first; it <= cfg.run.max_iterations; ++it) {
-    if (opts.stop && opts.stop->load()) break;
+    if (opts.stop && opts.stop->load()) {
+      say(fmt::format("cfr-run: stopped before iteration {}; the last checkpoint is iteration {}", it, latest_checkpoint));
+      break;
+    }
     if (cfg.run.max_minutes > 0 && since(t_start) > cfg.run.max_minutes * 60) {
       say(fmt::format("cfr-run: run.max_minutes = {} reached", cfg.run.max_minutes));
       break;
     }
     const auto t_it = Clock::now();
     nlohmann::json m = {{"iteration", it}};
+    if (!resume_record.is_null()) m["resume"] = std::exchange(resume_record, nullptr);
     SampleDigest digest_adv, digest_strat;  // per stream: independent of how blocks are cut
     std::int64_t nodes = 0;
     double traversal_s = 0;
@@ -648,9 +735,14 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
       trainer_busy = false;
       trainer.wait();
     }
-    if (stopped) {
-      say(fmt::format("cfr-run: interrupted during iteration {}'s traversals; the last checkpoint is iteration {}", it,
+    // A stop request abandons the iteration wherever it is seen: the latest checkpoint stays the
+    // last completed iteration.
+    auto interrupted = [&](const char* step) {
+      say(fmt::format("cfr-run: interrupted during iteration {}'s {}; the last checkpoint is iteration {}", it, step,
                       latest_checkpoint));
+    };
+    if (stopped) {
+      interrupted("traversals");
       break;
     }
     const double adv0_wait_s = since(t_train);  // what remained of adv 0's training after the phase
@@ -667,6 +759,10 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     const double adv1_s = train_adv(1);
     trainer_busy = false;
     trainer.wait();
+    if (ts[0].stopped || ts[1].stopped || ts[2].stopped) {
+      interrupted("training");
+      break;
+    }
     nets.publish();
     const double train_s = since(t_train);
     m["train_seconds_advantage"] = {adv0_train_s, adv1_s};
@@ -759,13 +855,21 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
         for (const auto& name : cfg.evaluation.opponents) {
           auto bot = lc::make_bot(name, cfg.rules);
           const auto r = lc::run_match_batched(*me, *bot, {.games = cfg.evaluation.games, .seed = derive_seed(seed, 4, static_cast<std::uint64_t>(it)),
-                                                  .max_steps = cfg.evaluation.max_steps, .rules = cfg.rules});
+                                                  .max_steps = cfg.evaluation.max_steps, .rules = cfg.rules, .stop = opts.stop});
+          if (r.stopped) {
+            stopped = true;
+            break;
+          }
           ev[name] = nlohmann::json::parse(lc::report_json(r));
           eval_text += fmt::format("  vs {} {:.2f} ({:+.1f})", name, r.win_rate(), r.avg_diff());
         }
         m["evaluation"] = ev;
       }
       m["eval_seconds"] = since(t_eval);
+    }
+    if (stopped) {
+      interrupted("evaluation");
+      break;
     }
     m["iteration_seconds"] = since(t_it);
     m["rss_bytes"] = resident_bytes();
@@ -778,7 +882,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
             weights_bad ? "non-finite weights cannot be skipped" : "optimization.nonfinite_policy = 'stop'",
             latest_checkpoint, opts.run_dir));
     }
-    write_checkpoint(opts.run_dir, cfg, it, W, A, nets, train_rng, memories, latest_checkpoint);
+    write_checkpoint(opts.run_dir, cfg, config_toml, it, W, A, nets, train_rng, memories, latest_checkpoint);
     latest_checkpoint = it;
     done = it;
     const double elapsed = since(t_start);

@@ -16,7 +16,8 @@ class Distributed;
 struct RunOptions {
   std::string run_dir;              // created if missing
   bool resume = false;              // continue the run in run_dir from its latest checkpoint
-  const std::atomic<bool>* stop = nullptr;  // set by SIGINT: finish the current step and return
+  bool allow_training_changes = false;  // resume with other values of training keys (not the same run)
+  const std::atomic<bool>* stop = nullptr;  // set by SIGINT/SIGTERM: finish the current step and return
   bool progress = false;            // a live progress line on stderr
   Distributed* dist = nullptr;      // an MPI job of ≥ 2 processes (apps/distributed.h), else null
 };

@@ -3,13 +3,17 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/files.h"
+
 namespace cfr {
 
 std::string read_text_file(const std::string& path) {
+  require_readable_file(path);
   std::ifstream in(path);
   if (!in) throw InputError(fmt::format("{}: cannot open file", path));
   std::stringstream text;
   text << in.rdbuf();
+  if (in.bad()) throw InputError(fmt::format("{}: read error", path));
   return text.str();
 }
 

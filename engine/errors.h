@@ -11,7 +11,8 @@ namespace cfr {
 /// Bad user input: rules, configs, files, command-line arguments. The message names what is
 /// wrong and where.
 class InputError;
-/// The whole content of a text file; InputError "<path>: cannot open file" when it cannot be read.
+/// The whole content of a text file; InputError naming the path when it is not a readable regular
+/// file (engine/files.h) or cannot be read.
 std::string read_text_file(const std::string& path);
 
 class InputError : public std::runtime_error {

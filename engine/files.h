@@ -1,9 +1,18 @@
 #pragma once
-// Writing output files so that a failure never leaves a half-written one behind.
+// Reading input files and writing output files: an input that is not a readable regular file is
+// refused by name (a directory reads as an empty file otherwise), and a failed write never leaves
+// a half-written file behind.
 #include <string>
 #include <string_view>
 
 namespace cfr {
+
+/// Throws InputError "<what> <path>: <why>" unless `path` is an existing, readable regular file
+/// (a directory, a device or a missing path is refused). `what` names the argument, e.g.
+/// "config"; empty: the message starts with the path.
+void require_readable_file(const std::string& path, std::string_view what = {});
+/// The same for a directory that must exist (e.g. a run directory given to --resume).
+void require_directory(const std::string& path, std::string_view what = {});
 
 /// Writes `text` to `path` atomically: into `path`.tmp, flushed, then renamed over `path`. A
 /// file already at `path` stays whole until the rename. Throws InputError naming the file that

@@ -71,6 +71,10 @@ MatchReport run_match(Bot& bot0, Bot& bot1, const MatchOptions& opts) {
   r.bot1 = bot1.name();
   const auto t0 = std::chrono::steady_clock::now();
   for (int k = 0; k < opts.games; ++k) {
+    if (opts.stop != nullptr && opts.stop->load(std::memory_order_relaxed)) {
+      r.stopped = true;
+      break;
+    }
     Rng rng0(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 0));
     Rng rng1(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 1));
     const bool swapped = (k % 2) == 1;
@@ -108,6 +112,10 @@ MatchReport run_match_batched(BatchBot& bot0, Bot& bot1, const MatchOptions& opt
   std::vector<std::size_t> pending_slot;
   std::vector<int> actions;
   while (!live.empty()) {
+    if (opts.stop != nullptr && opts.stop->load(std::memory_order_relaxed)) {
+      r.stopped = true;
+      break;
+    }
     pending.clear();
     pending_slot.clear();
     for (std::size_t i = 0; i < live.size();) {

@@ -3,6 +3,7 @@
 // seed + k; bot 0 sits in seat 0 for even k and seat 1 for odd k; a game still running after
 // max_steps actions is stopped and scored as it stands (a timeout). Bot i's RNG for game k is
 // Rng(derive_seed(seed, k, i)), so every match is reproducible from its seed.
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -18,12 +19,16 @@ struct MatchOptions {
   std::uint64_t seed = 0;
   int max_steps = 10000;
   Rules rules{};
+  /// When set (SIGINT/SIGTERM), the match ends after the current move (MatchReport::stopped; the
+  /// games not finished are not counted).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 /// Everything from bot 0's point of view (wins = games bot 0 won).
 struct MatchReport {
   std::string bot0, bot1;
   int games = 0, wins = 0, losses = 0, draws = 0, timeouts = 0;
+  bool stopped = false;  // MatchOptions::stop ended the match early
   double score0_sum = 0, score1_sum = 0, diff_sum = 0, diff_sq_sum = 0, length_sum = 0,
          length_sq_sum = 0;
   double seconds = 0;

@@ -9,6 +9,7 @@
 
 #include "engine/bots.h"
 #include "engine/errors.h"
+#include "engine/files.h"
 
 namespace cfr::lc {
 
@@ -133,6 +134,7 @@ ReplayGame parse_replay_line(std::string_view text, int line, int index, std::st
 }
 
 std::vector<std::string> read_lines(const std::string& path) {
+  require_readable_file(path);
   gzFile f = gzopen(path.c_str(), "rb");
   if (f == nullptr) throw InputError(fmt::format("{}: cannot open file", path));
   std::unique_ptr<gzFile_s, int (*)(gzFile)> guard(f, gzclose);

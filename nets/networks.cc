@@ -408,6 +408,10 @@ TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, BatchSource& mem, cons
   model->train();
   double sum = 0, grad_norm_sum = 0;
   for (int step = 0; step < cfg.updates; ++step) {
+    if (cfg.stop != nullptr && cfg.stop->load(std::memory_order_relaxed)) {
+      st.stopped = true;
+      break;
+    }
     const auto ts0 = std::chrono::steady_clock::now();
     mem.sample(b, rng, span_of(hb.in), span_of(hb.target), span_of(hb.legal), span_of(hb.iter));
     const auto ts1 = std::chrono::steady_clock::now();

@@ -11,6 +11,7 @@
 // Threads: evaluator(i) is used by one thread at a time (the scheduler's device thread);
 // different networks may train concurrently on different threads (each has its own batch
 // buffers); training never runs concurrently with publish().
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -48,9 +49,12 @@ struct TrainConfig {
   /// weights (Polyak averaging), updated after every step as ema = β·ema + (1 − β)·w, which
   /// removes most of the step-to-step noise of the published network.
   double ema_decay = 0;
+  /// When set (SIGINT/SIGTERM), training returns after the current step with TrainStats::stopped.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct TrainStats {
+  bool stopped = false;  // TrainConfig::stop was seen: fewer than `updates` steps ran
   int steps = 0;
   int skipped_nonfinite = 0;
   double mean_loss = 0;

@@ -14,6 +14,7 @@ packages=(
   libboost1.81-dev            # Boost.Asio with channels and awaitable operators (1.74 lacks them)
   libfmt-dev libtomlplusplus-dev doctest-dev libcli11-dev nlohmann-json3-dev
   libbenchmark-dev zlib1g-dev
+  libxxhash-dev               # checkpoint checksums (xxhash.h, used header-only)
   libopenblas0-pthread        # LibTorch only recommends it; the reference BLAS is 35x slower
   libtorch-dev                # LibTorch 1.13 (CPU), only for nets/
   gnuplot-nox                 # cfr-plot

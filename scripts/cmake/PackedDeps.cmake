@@ -1,6 +1,6 @@
 # The header-only dependencies packed by scripts/pack-deps.sh into CFR_DEPS_DIR (for machines
 # without apt, e.g. the GPU machine): fmt (header-only mode), nlohmann-json, toml++, CLI11,
-# doctest and zlib's headers. Defines the same targets as Debian's CMake packages.
+# doctest, xxHash (header-only) and zlib's headers. Defines the same targets as Debian's CMake packages.
 set(_inc ${CFR_DEPS_DIR}/include)
 if(NOT EXISTS ${_inc}/fmt/format.h)
   message(FATAL_ERROR "cfr: CFR_DEPS_DIR=${CFR_DEPS_DIR} holds no packed dependencies; run scripts/pack-deps.sh on a machine with the Debian packages")

@@ -3,6 +3,7 @@
 // corrupt header claims; a round trip restores every sample.
 #include <doctest/doctest.h>
 
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -25,8 +26,12 @@ Config kuhn_config() {
 }
 constexpr int kW = 7, kA = 2;
 
+std::map<std::string, FileChecksum> two_files() {
+  return {{"nets.pt", {.bytes = 3, .digest = checksum_of("net")}}, {"config.toml", {.bytes = 4, .digest = checksum_of("conf")}}};
+}
+
 std::string meta_with(const std::string& key, const nlohmann::json& value) {
-  auto j = nlohmann::json::parse(checkpoint_meta_json(kuhn_config(), 5, kW, kA, Rng(1).state()));
+  auto j = nlohmann::json::parse(checkpoint_meta_json(kuhn_config(), 5, kW, kA, Rng(1).state(), two_files()));
   if (value.is_discarded()) j.erase(key);
   else j[key] = value;
   return j.dump();
@@ -46,19 +51,38 @@ std::string refusal(const std::string& text) {
 TEST_CASE("checkpoint meta.json round-trips and refuses another game, shape, widths or version") {
   const Config c = kuhn_config();
   const auto st = Rng(9).state();
-  const CheckpointMeta m = parse_checkpoint_meta(checkpoint_meta_json(c, 12, kW, kA, st), "m", c, kW, kA);
+  const CheckpointMeta m = parse_checkpoint_meta(checkpoint_meta_json(c, 12, kW, kA, st, two_files()), "m", c, kW, kA);
   CHECK(m.iteration == 12);
   CHECK(m.train_rng.w[2] == st.w[2]);
   CHECK(m.memories == c.checkpoint.include_memories);
+  REQUIRE(m.files.size() == 2);
+  CHECK(m.files.at("nets.pt").bytes == 3);
+  CHECK(m.files.at("config.toml").digest == checksum_of("conf"));
 
   CHECK(refusal(meta_with("game", "leduc")).find("checkpoint of game \"leduc\", the config trains kuhn") != std::string::npos);
-  CHECK(refusal(meta_with("version", 2)).find("format version 2; this cfr-run reads version 1") != std::string::npos);
+  CHECK(refusal(meta_with("version", 1)).find("format version 1; this cfr-run reads version 2") != std::string::npos);
   CHECK(refusal(meta_with("input_width", 30)).find("map 30 → 2 floats, this config needs 7 → 2") != std::string::npos);
   const std::string shape = refusal(meta_with("network", {{"hidden_size", 128}, {"num_layers", 2}, {"activation", "relu"}}));
   CHECK(shape.find("differs from the config's 2×64 relu") != std::string::npos);
   CHECK(shape.find("128") != std::string::npos);
   CHECK(refusal(meta_with("format", "something")).find("not a cfr-run checkpoint") != std::string::npos);
   CHECK(refusal(meta_with("train_rng", nlohmann::json::value_t::discarded)).find("missing field 'train_rng'") != std::string::npos);
+}
+
+TEST_CASE("checkpoint meta.json proves itself: a changed value, a file list that climbs out or lacks a file are refused") {
+  // A valid value changed by hand (the iteration) is caught by meta.json's own checksum.
+  CHECK(refusal(meta_with("iteration", 6)).find("checksum mismatch: the file was changed after it was written") !=
+        std::string::npos);
+  CHECK(refusal(meta_with("checksum", nlohmann::json::value_t::discarded)).find("missing field 'checksum'") != std::string::npos);
+  const nlohmann::json ok_file = {{"bytes", 1}, {"xxh3_128", checksum_of("x")}};
+  nlohmann::json climbing = {{"nets.pt", ok_file}, {"config.toml", ok_file}, {"../../etc/passwd", ok_file}};
+  CHECK(refusal(meta_with("files", climbing)).find("names '../../etc/passwd', not a file of the checkpoint directory") !=
+        std::string::npos);
+  CHECK(refusal(meta_with("files", {{"config.toml", ok_file}})).find("does not list nets.pt") != std::string::npos);
+  CHECK(refusal(meta_with("files", {{"nets.pt", ok_file}, {"config.toml", ok_file}, {"memories.bin", ok_file}}))
+            .find("field 'memories' is false but 'files' lists memories.bin") != std::string::npos);
+  CHECK(refusal(meta_with("files", {{"nets.pt", {{"bytes", 1}}}, {"config.toml", ok_file}})).find("files.nets.pt") !=
+        std::string::npos);
 }
 
 TEST_CASE("checkpoint meta.json with wrong types is an InputError, never another exception") {
