@@ -194,6 +194,8 @@ std::string latest_checkpoint_dir(const std::string& run_dir) {
   if (!(latest >> name)) throw InputError(fmt::format("{}: no checkpoint (missing or empty)", (dir / "latest").string()));
   if (name.rfind("iter-", 0) != 0 || !plain_file_name(name))
     throw InputError(fmt::format("{}: names '{}', not a checkpoint directory", (dir / "latest").string(), name));
+  if (!fs::is_directory(dir / name))
+    throw InputError(fmt::format("{}: names '{}', which is not a directory of {}", (dir / "latest").string(), name, dir.string()));
   return (dir / name).string();
 }
 

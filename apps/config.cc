@@ -159,7 +159,7 @@ std::vector<ConfigField> fields(Config& c) {
       int_field("memory", "strategy_capacity", c.memory.strategy_capacity, 1, kBig, "samples in the strategy memory"),
       int_field("memory", "sample_pipe_blocks", c.memory.sample_pipe_blocks, 1, 1 << 20, "traversal → memory queue bound, in blocks (back-pressure beyond)"),
       int_field("memory", "sample_block_samples", c.memory.sample_block_samples, 1, 1 << 24, "samples per queue block"),
-      bool_field("memory", "check_ram", c.memory.check_ram, "refuse at start memories whose full size exceeds this machine's RAM"),
+      bool_field("memory", "check_ram", c.memory.check_ram, "refuse at start memories whose full size exceeds 90% of the memory this process may use (physical RAM or a smaller cgroup limit)"),
       bool_field("memory", "merge_duplicates", c.memory.merge_duplicates,
                  "train on the samples merged per distinct input: same loss, exact per-input means (games whose inputs repeat)"),
       int_field("checkpoint", "save_every", c.checkpoint.save_every, 0, 100'000'000, "keep every N-th iteration's checkpoint (0 = only the latest)"),

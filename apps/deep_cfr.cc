@@ -33,6 +33,7 @@
 #include "engine/games.h"
 #include "engine/match.h"
 #include "engine/reservoir.h"
+#include "engine/resources.h"
 #include "engine/traversal.h"
 #include "engine/traversal_games.h"
 #include "nets/networks.h"
@@ -418,7 +419,8 @@ class PhaseShares {
   std::vector<std::unique_ptr<BufferedShare>> buffers_;
 };
 
-/// Refuses, before anything is written, memories that cannot fit in this machine's RAM when full.
+/// Refuses, before anything is written, memories that cannot fit in the memory this process may
+/// use (physical RAM, or a smaller cgroup limit as in a container) when full.
 void check_memories_fit(const Config& cfg, int W, int A) {
   if (!cfg.memory.check_ram) return;
   // With merge_duplicates each memory has a view keeping a few bytes per slot (its rows, a copy
@@ -427,23 +429,15 @@ void check_memories_fit(const Config& cfg, int W, int A) {
                                          (cfg.memory.merge_duplicates ? MergedSamples::kBytesPerSlot : 0));
   const double need = per * (2.0 * static_cast<double>(cfg.memory.advantage_capacity) +
                              static_cast<double>(cfg.memory.strategy_capacity));
-  const double ram = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  const MemoryLimit limit = memory_limit();
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-  if (ram > 0 && need > 0.9 * ram)
+  if (limit.bytes > 0 && need > 0.9 * limit.bytes)
     throw InputError(fmt::format(
         "{}: memory: advantage_capacity = {} and strategy_capacity = {} need {:.1f} GiB when full (2 × {} + {} samples × {} "
-        "bytes of {} → {} floats), more than 90% of this machine's {:.1f} GiB of RAM; lower the capacities (or set "
-        "memory.check_ram = false)",
+        "bytes of {} → {} floats), more than 90% of the {:.1f} GiB this process may use ({}); lower the capacities (or "
+        "set memory.check_ram = false)",
         cfg.source, cfg.memory.advantage_capacity, cfg.memory.strategy_capacity, need / kGiB, cfg.memory.advantage_capacity,
-        cfg.memory.strategy_capacity, static_cast<std::int64_t>(per), W, A, ram / kGiB));
-}
-
-/// Resident set size of this process (bytes), from /proc/self/statm; 0 where unavailable.
-std::int64_t resident_bytes() {
-  std::ifstream in("/proc/self/statm");
-  std::int64_t pages = 0, resident = 0;
-  if (!(in >> pages >> resident)) return 0;
-  return resident * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
+        cfg.memory.strategy_capacity, static_cast<std::int64_t>(per), W, A, limit.bytes / kGiB, limit.source));
 }
 
 /// Inserts a buffer's samples whose input and target are finite; returns how many were dropped.

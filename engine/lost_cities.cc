@@ -1,7 +1,9 @@
 #include "engine/lost_cities.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -33,11 +35,20 @@ void Rules::validate() const {
         "invalid rules: deck size n_colors·(n_ranks+n_handshakes) = {} must be ≥ 2·hand_size = {}",
         deck_size(), 2 * hand_size));
   // Faces and scores are stored in 16 bits.
-  require(min_rank + n_ranks <= 1000, "min_rank", min_rank, "≤ 1000 − n_ranks");
+  // (min_rank ≤ 1000 − n_ranks, not min_rank + n_ranks ≤ 1000: the sum overflows for huge min_rank.)
+  require(min_rank <= 1000 - n_ranks, "min_rank", min_rank, "≤ 1000 − n_ranks");
   require(expedition_penalty >= -1000 && expedition_penalty <= 1000, "expedition_penalty",
           expedition_penalty, "in [−1000, 1000]");
   require(bonus_amount >= -1000 && bonus_amount <= 1000, "bonus_amount", bonus_amount,
           "in [−1000, 1000]");
+  // The largest expedition score, (all faces + |penalty|) · (1 + wagers) + |bonus|, must fit too.
+  const int max_faces = n_ranks * min_rank + n_ranks * (n_ranks - 1) / 2;
+  const int max_score = (max_faces + std::abs(expedition_penalty)) * (1 + n_handshakes) + std::abs(bonus_amount);
+  if (max_score > std::numeric_limits<std::int16_t>::max())
+    throw InputError(fmt::format(
+        "invalid rules: an expedition could score {} ((faces {} + |expedition_penalty|) · (1 + n_handshakes) + "
+        "|bonus_amount|), more than the 32767 scores are stored in; lower min_rank, n_handshakes or the penalty/bonus",
+        max_score, max_faces));
 }
 
 int card_id(const Rules& r, Card c) noexcept { return c.color() * (r.n_ranks + 1) + c.rank(); }

@@ -5,6 +5,8 @@ checkpoint (meta.json parses, nets.pt and memories.bin exist), cfr-eval loads it
 metrics.jsonl line but possibly the last parses. Then --resume, until the run completes; the
 final metrics.jsonl must hold iterations 1..N once each, every line whole, and (memories are
 checkpointed, so resuming is exact) the same sample digests and losses as an uninterrupted run.
+Exactly K SIGKILLs must land: each random moment is drawn within the work left after the last
+checkpoint, shared among the kills still to come, and a run that ends before its kill fails.
 
   check_crash_resume.py CFR_RUN CFR_EVAL CONFIG WORK_DIR [--kills K] [--seed S] [--set k=v]...
 """
@@ -74,7 +76,7 @@ def main():
     n = len(want)
 
     first = [a.cfr_run, a.config, "--run-dir", run] + sets
-    kills, where = 0, []
+    kills, where, last = 0, [], None
     while True:
         # Killed before it wrote config.toml, the run left nothing to resume: start it again.
         cmd = [a.cfr_run, "--resume", run] if os.path.exists(os.path.join(run, "config.toml")) else first
@@ -89,16 +91,22 @@ def main():
                     time.sleep(0.0005)
                 what = "checkpoint writing"
             else:
-                time.sleep(rng.uniform(0.5, max(1.0, ref_time / 3)))
+                # The uninterrupted run's time for the iterations after the last checkpoint, left
+                # for this kill and the ones after it (a resumed run also pays its start-up again).
+                left = ref_time * (n - (last or 0)) / n
+                time.sleep(rng.uniform(0.1, max(0.2, left / (a.kills - kills + 1))))
                 what = "random moment"
             if p.poll() is None:
                 p.send_signal(signal.SIGKILL)
-                p.wait()
-                kills += 1
-                last = check_checkpoint(run, a.cfr_eval)
-                done = len(metrics(run, True))
-                where.append(f"{what} (metrics {done} lines, checkpoint {last})")
-                continue
+            p.wait()
+            if p.returncode != -signal.SIGKILL:
+                fail(f"kill {kills + 1} of {a.kills} ({what}) did not land: the run exited {p.returncode} first: "
+                     f"{p.stderr.read().strip()[-2000:]}")
+            kills += 1
+            last = check_checkpoint(run, a.cfr_eval)
+            done = len(metrics(run, True))
+            where.append(f"{what} (metrics {done} lines, checkpoint {last})")
+            continue
         _, err = p.communicate()
         if p.returncode != 0:
             fail(f"{' '.join(cmd)} exited {p.returncode}: {err.strip()}")
@@ -112,7 +120,9 @@ def main():
         for key in ("sample_digest", "nodes", "loss_advantage", "loss_strategy", "memory_size"):
             if w[key] != g[key]:
                 fail(f"iteration {w['iteration']}: {key} {g[key]} after crashes, {w[key]} uninterrupted")
-    print(f"check_crash_resume: {kills} SIGKILLs ({'; '.join(where)}); resumed to {n} iterations "
+    if kills != a.kills:
+        fail(f"{kills} SIGKILLs landed, {a.kills} requested")
+    print(f"check_crash_resume: {kills} of {a.kills} SIGKILLs ({'; '.join(where)}); resumed to {n} iterations "
           f"identical to the uninterrupted run")
 
 

@@ -1,28 +1,33 @@
 #!/usr/bin/env python3
-"""check_run.py --max-seconds S --metric NAME --below X -- COMMAND...
+"""check_run.py --metric NAME --below X -- COMMAND...
 
-Runs a cfr-run command and passes iff it exits 0 within S seconds of wall time and the last
-value of NAME in <run-dir>/metrics.jsonl is below X (a list's largest entry: one per network).
-Prints the metric's curve."""
+Runs a cfr-run command and passes iff it exits 0 and its last iteration's line in
+<run-dir>/metrics.jsonl holds NAME with a value below X (a list's largest entry: one per network).
+Prints the metric's curve and the wall time; the time is not a pass condition (speed targets are
+measured by benchmarks, and the test's TIMEOUT bounds it)."""
 import json, subprocess, sys, time
 
 args = sys.argv[1:]
 sep = args.index("--")
 opts, cmd = args[:sep], args[sep + 1:]
 o = dict(zip(opts[::2], opts[1::2]))
-limit, metric, below = float(o["--max-seconds"]), o["--metric"], float(o["--below"])
+metric, below = o["--metric"], float(o["--below"])
 run_dir = cmd[cmd.index("--run-dir") + 1]
 t0 = time.time()
 rc = subprocess.call(cmd)
 wall = time.time() - t0
-curve = []
 with open(f"{run_dir}/metrics.jsonl") as f:
-    for line in f:
-        j = json.loads(line)
-        if metric in j:
-            v = j[metric]
-            curve.append((j["iteration"], max(v) if isinstance(v, list) else v))
+    lines = [json.loads(line) for line in f]
+value = lambda v: max(v) if isinstance(v, list) else v
+curve = [(j["iteration"], value(j[metric])) for j in lines if metric in j]
 print(f"wall {wall:.1f}s, {metric}: " + ", ".join(f"{i}:{v:.4f}" for i, v in curve))
-ok = rc == 0 and wall <= limit and curve and curve[-1][1] < below
-print("PASS" if ok else f"FAIL (rc {rc}, limit {limit}s, need {metric} < {below})")
-sys.exit(0 if ok else 1)
+if rc != 0:
+    problem = f"exit code {rc}"
+elif not lines or metric not in lines[-1]:
+    problem = f"{metric} missing from the last iteration's line" + (f" (iteration {lines[-1]['iteration']})" if lines else "")
+elif not value(lines[-1][metric]) < below:
+    problem = f"{metric} {value(lines[-1][metric])} is not below {below}"
+else:
+    problem = None
+print("PASS" if problem is None else f"FAIL: {problem}")
+sys.exit(0 if problem is None else 1)

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """check_same_run.py RUN_DIR_A RUN_DIR_B [--expect-different]: the two runs' metrics.jsonl agree on
 every iteration's sample digest, node count, losses, memory sizes and evaluations (the same config
-and seed reproduce the same run). With --expect-different, passes only if their sample digests
-differ somewhere (an option that should change the run does)."""
-import json, sys
+and seed reproduce the same run). Every compared key must be in both runs' lines (a key missing from
+both would otherwise compare equal), and so must the evaluations of every iteration on the
+evaluation.eval_every schedule and of the last one; elsewhere an evaluation is the end of one run's
+stint before a --resume, compared where both runs made it. With --expect-different, passes only if their sample digests differ somewhere (an
+option that should change the run does); every line must then hold a sample digest."""
+import json, sys, tomllib
 
 def load(d):
     with open(f"{d}/metrics.jsonl") as f:
@@ -11,23 +14,48 @@ def load(d):
 
 args = [x for x in sys.argv[1:] if not x.startswith("--")]
 a, b = load(args[0]), load(args[1])
+problems = []
+if not a or not b:
+    problems.append(f"no iterations: {len(a)} lines vs {len(b)}")
+if len(a) != len(b):
+    problems.append(f"{len(a)} lines vs {len(b)}")
+
+def present(k, x, y, i):
+    """Both lines hold k (each missing one is a problem naming the key and the iteration)."""
+    for run, line in (("A", x), ("B", y)):
+        if k not in line:
+            problems.append(f"line {i + 1} (iteration {line.get('iteration')}): run {run} has no {k}")
+    return k in x and k in y
+
+for i, (x, y) in enumerate(zip(a, b)):
+    if present("iteration", x, y, i) and x["iteration"] != y["iteration"]:
+        problems.append(f"line {i + 1}: iteration {x['iteration']} vs {y['iteration']}")
+
 if "--expect-different" in sys.argv:
-    differ = [x["iteration"] for x, y in zip(a, b) if x.get("sample_digest") != y.get("sample_digest")]
-    ok = len(a) > 0 and len(b) > 0 and len(differ) > 0
-    print(f"PASS: sample digests differ at iterations {differ}" if ok else "FAIL: the runs have the same samples")
-    sys.exit(0 if ok else 1)
-keys = ["iteration", "sample_digest", "nodes", "loss_advantage", "loss_strategy", "memory_size"]
-# Evaluations where both runs made one (a run also evaluates at its last iteration).
-eval_keys = ["exploitability", "exploitability_memory_average", "advantage_fit_l1"]
-ok = len(a) == len(b) and len(a) > 0
-for x, y in zip(a, b):
-    for k in keys:
-        if x.get(k) != y.get(k):
-            print(f"iteration {x.get('iteration')}: {k} differs: {x.get(k)} vs {y.get(k)}")
-            ok = False
-    for k in eval_keys:
-        if k in x and k in y and x[k] != y[k]:
-            print(f"iteration {x.get('iteration')}: {k} differs: {x[k]} vs {y[k]}")
-            ok = False
-print("PASS: identical digests, nodes, losses and evaluations" if ok else "FAIL")
-sys.exit(0 if ok else 1)
+    differ = [x["iteration"] for i, (x, y) in enumerate(zip(a, b))
+              if present("sample_digest", x, y, i) and x["sample_digest"] != y["sample_digest"]]
+    if not differ:
+        problems.append("the runs have the same samples")
+    for p in problems:
+        print(p)
+    print(f"PASS: sample digests differ at iterations {differ}" if not problems else "FAIL")
+    sys.exit(0 if not problems else 1)
+
+keys = ["sample_digest", "nodes", "loss_advantage", "loss_strategy", "memory_size"]
+# Lost Cities' match reports are compared without their timings.
+eval_keys = ["nash_conv", "exploitability", "exploitability_memory_average", "advantage_fit_l1", "evaluation"]
+def value(line, k):
+    if k != "evaluation":
+        return line[k]
+    return {bot: {f: v for f, v in r.items() if f not in ("seconds", "games_per_second")} for bot, r in line[k].items()}
+every = {tomllib.load(open(f"{d}/config.toml", "rb"))["evaluation"]["eval_every"] for d in args[:2]}
+for i, (x, y) in enumerate(zip(a, b)):
+    it = x.get("iteration", 0)
+    scheduled = i == len(a) - 1 or any(e > 0 and it % e == 0 for e in every)
+    for k in keys + [k for k in eval_keys if (k in x or k in y) and (scheduled or (k in x and k in y))]:
+        if present(k, x, y, i) and value(x, k) != value(y, k):
+            problems.append(f"iteration {x.get('iteration')}: {k} differs: {value(x, k)} vs {value(y, k)}")
+for p in problems:
+    print(p)
+print("PASS: identical digests, nodes, losses and evaluations" if not problems else "FAIL")
+sys.exit(0 if not problems else 1)
