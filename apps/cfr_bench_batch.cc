@@ -6,6 +6,8 @@
 //                   [--repeats 7] [--min-ms 50] [--threads 1] [--csv FILE] [--json FILE]
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <numeric>
@@ -84,17 +86,19 @@ int main(int argc, char** argv) {
   int repeats = 7, threads = 1;
   double min_ms = 50;
   bool train = false;
+  const CLI::Validator non_empty([](std::string& s) { return s.empty() ? std::string("empty value") : std::string(); }, "NONEMPTY");
   app.add_option("CONFIG", config_path, "config whose [network] and game are measured (default: the built-in default, "
-                                         "configs/default.toml's 3×512 Lost Cities nets)");
+                                         "configs/default.toml's 3×512 Lost Cities nets)")->check(non_empty);
   app.add_option("--set", sets, "override one config key: section.key=value (repeatable)");
-  app.add_option("--device", device, "cpu or cuda (default: the config's run.device)");
+  app.add_option("--device", device, "cpu or cuda (default: the config's run.device)")->check(non_empty);
   app.add_option("--batches", batches_text, "comma-separated batch sizes");
   app.add_flag("--train", train, "also time one training step (advantage net: sample, forward, backward, AdamW)");
   app.add_option("--repeats", repeats, "timed repeats per batch size (median and spread)")->check(CLI::Range(1, 1000));
-  app.add_option("--min-ms", min_ms, "minimum milliseconds per repeat")->check(CLI::Range(1.0, 60000.0));
+  app.add_option("--min-ms", min_ms, "minimum milliseconds per repeat")->check(CLI::Range(1.0, 60000.0))
+      ->check(CLI::Validator([](std::string& s) { return std::isfinite(std::strtod(s.c_str(), nullptr)) ? std::string() : "Value " + s + " is not a finite number"; }, "FINITE"));
   app.add_option("--threads", threads, "LibTorch threads")->check(CLI::Range(1, 256));
-  app.add_option("--csv", csv_path, "write the table as CSV");
-  app.add_option("--json", json_path, "write the results as JSON");
+  app.add_option("--csv", csv_path, "write the table as CSV")->check(non_empty);
+  app.add_option("--json", json_path, "write the results as JSON")->check(non_empty);
   if (const auto rc = cfr::parse_command_line(app, "cfr-bench-batch", argc, argv)) return *rc;
   return cfr::run_app("cfr-bench-batch", [&] {
     cfr::Config cfg = config_path.empty() ? cfr::Config{} : cfr::load_config(config_path);
@@ -107,6 +111,7 @@ int main(int argc, char** argv) {
     for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--csv", csv_path}, {"--json", json_path}}) {
       if (path.empty()) continue;
       const auto dir = std::filesystem::path(path).parent_path();
+      if (std::filesystem::is_directory(path)) throw cfr::InputError(fmt::format("{} {}: is a directory", flag, path));
       if (!dir.empty() && !std::filesystem::is_directory(dir))
         throw cfr::InputError(fmt::format("{} {}: no folder {}", flag, path, dir.string()));
     }
@@ -114,7 +119,12 @@ int main(int argc, char** argv) {
     const std::vector<int> batches = parse_batches(batches_text);
     cfr::configure_torch_threads(threads);
     const auto [W, A] = cfr::game_widths(cfg);
-    cfr::DeepCfrNetworks nets(W, A, {cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device, 0, cfg.network.invariant_chunk}, 1);
+    // The algorithm's first network (Deep CFR's advantage net: the shape every traversal query has).
+    cfr::NetworkSet nets(cfr::deep_cfr_networks(W, A),
+                         {.hidden_size = cfg.network.hidden_size, .num_layers = cfg.network.num_layers,
+                          .activation = cfg.network.activation, .device = cfg.run.device,
+                          .invariant_chunk = cfg.network.invariant_chunk},
+                         1);
     cfr::Evaluator& ev = nets.evaluator(0);
     const int max_b = *std::max_element(batches.begin(), batches.end());
     std::vector<float> in(static_cast<std::size_t>(max_b) * W), out(static_cast<std::size_t>(max_b) * A);
@@ -133,7 +143,7 @@ int main(int argc, char** argv) {
     std::cout << fmt::format("cfr-bench-batch: {}×{} {} MLP, {} → {} floats, {} parameters; device {}; {} torch thread(s); "
                              "median of {} repeats (≥ {} ms each)\n",
                              cfg.network.num_layers, cfg.network.hidden_size, cfg.network.activation, W, A,
-                             nets.parameters_per_network(), cfg.run.device, threads, repeats, min_ms);
+                             nets.parameters(0), cfg.run.device, threads, repeats, min_ms);
     struct Row {
       int batch;
       Timing fwd, step;
@@ -148,7 +158,7 @@ int main(int argc, char** argv) {
       if (train) {
         cfr::TrainConfig tc{1, b, 1e-4, 1e-4, 1.0, true};
         cfr::Rng trng(5);
-        r.step = time_calls([&] { nets.train_advantage(0, *mem, 1, tc, trng); }, repeats, min_ms);
+        r.step = time_calls([&] { nets.train(0, *mem, 1, tc, trng); }, repeats, min_ms);
       }
       rows.push_back(r);
     }

@@ -10,6 +10,7 @@
 #include "apps/cli.h"
 #include "apps/checkpoint_policy.h"
 #include "engine/best_response.h"
+#include "engine/bots.h"
 #include "engine/errors.h"
 #include "engine/games.h"
 #include "engine/match.h"
@@ -21,10 +22,15 @@ int main(int argc, char** argv) {
   int games = 1000, max_steps = 10000;
   std::uint64_t seed = 0;
   bool json = false;
-  app.add_option("CHECKPOINT", path, "checkpoint directory, or a run directory (its latest checkpoint)")->required();
-  app.add_option("--opponent", opponents, "bot to play (repeatable; default: the run's evaluation.opponents)");
+  // An empty value is refused (CLI11 would take it as "not given"); seeds are checked as a range
+  // because CLI11 2.1 wraps "-1" and saturates values beyond 64 bits.
+  const CLI::Validator non_empty([](std::string& s) { return s.empty() ? std::string("empty value") : std::string(); }, "NONEMPTY");
+  const CLI::Range seed_range(std::uint64_t{0}, std::uint64_t{INT64_MAX});
+  app.add_option("CHECKPOINT", path, "checkpoint directory, or a run directory (its latest checkpoint)")->required()->check(non_empty);
+  app.add_option("--opponent", opponents, "bot to play (repeatable; default: the run's evaluation.opponents)")
+      ->check(CLI::IsMember(cfr::lc::bot_names()));
   app.add_option("--games", games, "games per opponent")->check(CLI::Range(1, cfr::kMaxCount));
-  app.add_option("--seed", seed, "match seed (game k dealt with seed + k)");
+  app.add_option("--seed", seed, "match seed (game k dealt with seed + k)")->check(seed_range);
   app.add_option("--max-steps", max_steps, "action cap per game")->check(CLI::Range(1, cfr::kMaxCount));
   app.add_flag("--json", json, "one JSON line per result");
   if (const auto rc = cfr::parse_command_line(app, "cfr-eval", argc, argv)) return *rc;
@@ -32,6 +38,10 @@ int main(int argc, char** argv) {
     const cfr::CheckpointPolicy policy = cfr::load_checkpoint_policy(path);
     const auto& cfg = policy.config;
     if (cfg.run.game != "lost_cities") {
+      for (const char* flag : {"--opponent", "--games", "--seed", "--max-steps"})
+        if (app.count(flag) > 0)
+          throw cfr::InputError(fmt::format("{}: {} is evaluated exactly (exploitability); {} applies to lost_cities checkpoints",
+                                            flag, cfg.run.game, flag));
       const cfr::GameTree tree = cfr::build_game_tree(cfg.run.game);
       const auto r = cfr::exploitability(policy.tabular(tree));
       if (json)

@@ -2,6 +2,8 @@
 //   cfr-solve --game leduc --algo cfr+ --iterations 1000 --seed 0 --out leduc_cfr+.json [--report-every N]
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -18,15 +20,33 @@ int main(int argc, char** argv) {
   int iterations = 1000, report_every = 0;
   std::uint64_t seed = 0;
   double os_epsilon = 0.6;
+  // An empty value is refused (CLI11 would take it as "not given"); seeds are checked as a range
+  // because CLI11 2.1 wraps "-1" and saturates values beyond 64 bits.
+  const CLI::Validator non_empty([](std::string& s) { return s.empty() ? std::string("empty value") : std::string(); }, "NONEMPTY");
+  const CLI::Range seed_range(std::uint64_t{0}, std::uint64_t{INT64_MAX});
   app.add_option("--game", game, "kuhn or leduc")->required();
   app.add_option("--algo", algo, "cfr, cfr+, lcfr, es-mccfr or os-mccfr")->required();
   app.add_option("--iterations", iterations, "iterations (each updates both players)")->check(CLI::Range(1, cfr::kMaxCount));
-  app.add_option("--seed", seed, "RNG seed of the sampling algorithms");
-  app.add_option("--out", out, "write the average policy here (policy file, docs/policy-files.md)");
-  app.add_option("--report-every", report_every, "print NashConv every N iterations (default: 10 reports)");
-  app.add_option("--os-epsilon", os_epsilon, "os-mccfr exploration")->check(CLI::Range(1e-9, 1.0));
+  app.add_option("--seed", seed, "RNG seed of the sampling algorithms")->check(seed_range);
+  app.add_option("--out", out, "write the average policy here (policy file, docs/policy-files.md)")->check(non_empty);
+  app.add_option("--report-every", report_every, "print NashConv every N iterations (default: 10 reports)")
+      ->check(CLI::Range(1, cfr::kMaxCount));
+  app.add_option("--os-epsilon", os_epsilon, "os-mccfr exploration, in (0, 1]")
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            char* end = nullptr;
+            const double v = std::strtod(s.c_str(), &end);
+            return !s.empty() && *end == '\0' && v > 0 && v <= 1 ? std::string() : "Value " + s + " not in (0, 1]";
+          },
+          "(0, 1]"));
   if (const auto rc = cfr::parse_command_line(app, "cfr-solve", argc, argv)) return *rc;
   return cfr::run_app("cfr-solve", [&] {
+    if (!out.empty()) {  // checked before solving: an existing folder, and not a folder itself
+      const auto dir = std::filesystem::path(out).parent_path();
+      if (std::filesystem::is_directory(out)) throw cfr::InputError(fmt::format("--out {}: is a directory", out));
+      if (!dir.empty() && !std::filesystem::is_directory(dir))
+        throw cfr::InputError(fmt::format("--out {}: no folder {}", out, dir.string()));
+    }
     const cfr::GameTree tree = cfr::build_game_tree(game);
     cfr::TabularSolver solver(tree, {.algo = cfr::parse_tabular_algo(algo), .seed = seed, .os_epsilon = os_epsilon});
     if (report_every <= 0) report_every = std::max(1, iterations / 10);

@@ -30,6 +30,13 @@ const nlohmann::json& need_field(const nlohmann::json& meta, const char* key, co
   return meta[key];
 }
 
+/// meta.json's "networks": the set's names and widths, in order.
+nlohmann::json network_list(const NetworkSpecs& nets) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& n : nets) list.push_back({{"name", n.name}, {"input_width", n.input_width}, {"output_width", n.output_width}});
+  return list;
+}
+
 /// A file name recorded in meta.json: a plain name inside the checkpoint directory.
 bool plain_file_name(const std::string& name) {
   return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
@@ -38,7 +45,7 @@ bool plain_file_name(const std::string& name) {
 
 }  // namespace
 
-std::string checkpoint_meta_json(const Config& cfg, int iteration, int input_width, int output_width,
+std::string checkpoint_meta_json(const Config& cfg, int iteration, const NetworkSpecs& nets,
                                  const Rng::StateWords& st, const std::map<std::string, FileChecksum>& files) {
   nlohmann::json listed = nlohmann::json::object();
   for (const auto& [name, f] : files) listed[name] = {{"bytes", f.bytes}, {"xxh3_128", f.digest}};
@@ -46,8 +53,7 @@ std::string checkpoint_meta_json(const Config& cfg, int iteration, int input_wid
                          {"version", kCheckpointVersion},
                          {"game", cfg.run.game},
                          {"iteration", iteration},
-                         {"input_width", input_width},
-                         {"output_width", output_width},
+                         {"networks", network_list(nets)},
                          {"network", {{"hidden_size", cfg.network.hidden_size},
                                       {"num_layers", cfg.network.num_layers},
                                       {"activation", cfg.network.activation}}},
@@ -61,13 +67,13 @@ std::string checkpoint_meta_json(const Config& cfg, int iteration, int input_wid
 namespace {
 
 /// Refuses a checkpoint of another game, widths or network shape than `cfg`'s.
-void check_matches(const nlohmann::json& meta, const std::string& where, const Config& cfg, int W, int A) {
+void check_matches(const nlohmann::json& meta, const std::string& where, const Config& cfg, const NetworkSpecs& nets) {
   auto need = [&](const char* key) -> const nlohmann::json& { return need_field(meta, key, where); };
   if (need("game") != cfg.run.game)
     throw InputError(fmt::format("{}: checkpoint of game {}, the config trains {}", where, need("game").dump(), cfg.run.game));
-  if (need("input_width") != W || need("output_width") != A)
-    throw InputError(fmt::format("{}: checkpoint networks map {} → {} floats, this config needs {} → {}", where,
-                                 need("input_width").dump(), need("output_width").dump(), W, A));
+  if (need("networks") != network_list(nets))
+    throw InputError(fmt::format("{}: checkpoint networks {}, this config needs {}", where, need("networks").dump(),
+                                 network_list(nets).dump()));
   const auto& n = need("network");
   const bool same_net = n.is_object() && n.value("hidden_size", nlohmann::json()) == cfg.network.hidden_size &&
                         n.value("num_layers", nlohmann::json()) == cfg.network.num_layers &&
@@ -78,7 +84,7 @@ void check_matches(const nlohmann::json& meta, const std::string& where, const C
 }
 
 /// parse_checkpoint_meta; without a config (nullptr) nothing is compared with one.
-CheckpointMeta parse_meta(const std::string& text, const std::string& where, const Config* cfg, int W, int A) {
+CheckpointMeta parse_meta(const std::string& text, const std::string& where, const Config* cfg, const NetworkSpecs& nets) {
   nlohmann::json meta;
   try {
     meta = nlohmann::json::parse(text);
@@ -91,7 +97,7 @@ CheckpointMeta parse_meta(const std::string& text, const std::string& where, con
   if (need("version") != kCheckpointVersion)
     throw InputError(fmt::format("{}: checkpoint format version {}; this cfr-run reads version {}", where,
                                  need("version").dump(), kCheckpointVersion));
-  if (cfg != nullptr) check_matches(meta, where, *cfg, W, A);
+  if (cfg != nullptr) check_matches(meta, where, *cfg, nets);
   CheckpointMeta out;
   const auto& it = need("iteration");
   if (!it.is_number_integer() || it.get<std::int64_t>() < 0 || it.get<std::int64_t>() > 100'000'000)
@@ -136,8 +142,9 @@ CheckpointMeta parse_meta(const std::string& text, const std::string& where, con
 
 }  // namespace
 
-CheckpointMeta parse_checkpoint_meta(const std::string& text, const std::string& where, const Config& cfg, int W, int A) {
-  return parse_meta(text, where, &cfg, W, A);
+CheckpointMeta parse_checkpoint_meta(const std::string& text, const std::string& where, const Config& cfg,
+                                     const NetworkSpecs& nets) {
+  return parse_meta(text, where, &cfg, nets);
 }
 
 void verify_checkpoint_files(const std::string& ck, const CheckpointMeta& meta) {
@@ -155,19 +162,21 @@ void verify_checkpoint_files(const std::string& ck, const CheckpointMeta& meta) 
 
 namespace {
 
-CheckpointMeta read_meta(const std::string& ck, const Config* cfg, int W, int A) {
+CheckpointMeta read_meta(const std::string& ck, const Config* cfg, const NetworkSpecs& nets) {
   require_directory(ck, "checkpoint");
   const std::string where = (fs::path(ck) / "meta.json").string();
-  CheckpointMeta meta = parse_meta(read_text_file(where), where, cfg, W, A);
+  CheckpointMeta meta = parse_meta(read_text_file(where), where, cfg, nets);
   verify_checkpoint_files(ck, meta);
   return meta;
 }
 
 }  // namespace
 
-CheckpointMeta read_checkpoint_meta(const std::string& ck, const Config& cfg, int W, int A) { return read_meta(ck, &cfg, W, A); }
+CheckpointMeta read_checkpoint_meta(const std::string& ck, const Config& cfg, const NetworkSpecs& nets) {
+  return read_meta(ck, &cfg, nets);
+}
 
-CheckpointMeta verify_checkpoint(const std::string& ck) { return read_meta(ck, nullptr, 0, 0); }
+CheckpointMeta verify_checkpoint(const std::string& ck) { return read_meta(ck, nullptr, {}); }
 
 void read_checkpoint_memories(std::istream& in, const std::string& where, ReservoirMemory& adv0, ReservoirMemory& adv1,
                               ReservoirMemory& strategy) {

@@ -7,10 +7,11 @@
 // A checkpoint is written as a temporary directory (.tmp-iter-NNNNNN) and renamed, then `latest`
 // is replaced atomically (write + rename): a crash at any moment leaves `latest` naming a
 // complete checkpoint. meta.json: {"format": "cfr-deep-cfr-checkpoint", "version": 2, game,
-// iteration, input/output widths, network shape, trainer RNG state, memories, files, checksum}:
+// iteration, networks (the algorithm's set: name, input and output width of each), network shape,
+// trainer RNG state, memories, files, checksum}:
 // "files" records the size and XXH3-128 checksum of every other file of the checkpoint (config.toml
 // is the resolved config the checkpoint was trained with), "checksum" that of meta.json's other
-// fields. Loading refuses another format, version, game, widths or network shape with a message
+// fields. Loading refuses another format, version, game, network set or shape with a message
 // saying what differs, and any file whose size or checksum is not the one recorded, naming it.
 #include <cstdint>
 #include <iosfwd>
@@ -20,6 +21,7 @@
 #include "apps/config.h"
 #include "engine/checksum.h"
 #include "engine/rng.h"
+#include "nets/network_spec.h"
 
 namespace cfr {
 
@@ -35,19 +37,19 @@ struct CheckpointMeta {
 };
 
 /// meta.json's text for a checkpoint of `cfg` at `iteration` whose other files are `files`.
-std::string checkpoint_meta_json(const Config& cfg, int iteration, int input_width, int output_width,
+std::string checkpoint_meta_json(const Config& cfg, int iteration, const NetworkSpecs& nets,
                                  const Rng::StateWords& train_rng, const std::map<std::string, FileChecksum>& files);
 /// Parses and checks meta.json's text (`where` names it in errors) against the config and the
-/// game's widths, and its own checksum. Every problem is an InputError saying what differs;
+/// algorithm's network set (names and widths), and its own checksum. Every problem is an InputError saying what differs;
 /// nothing else is thrown.
 CheckpointMeta parse_checkpoint_meta(const std::string& text, const std::string& where, const Config& cfg,
-                                     int input_width, int output_width);
+                                     const NetworkSpecs& nets);
 /// Checks that every file meta.json lists in checkpoint directory `ck` has the recorded size and
 /// checksum (InputError naming the file otherwise).
 void verify_checkpoint_files(const std::string& ck, const CheckpointMeta& meta);
 /// Reads checkpoint directory `ck`'s meta.json, checks it (as parse_checkpoint_meta) and verifies
 /// its files.
-CheckpointMeta read_checkpoint_meta(const std::string& ck, const Config& cfg, int input_width, int output_width);
+CheckpointMeta read_checkpoint_meta(const std::string& ck, const Config& cfg, const NetworkSpecs& nets);
 /// Reads and verifies checkpoint directory `ck` (meta.json's own checksum, then every file it
 /// lists) without comparing it with a config: before its config.toml is trusted.
 CheckpointMeta verify_checkpoint(const std::string& ck);

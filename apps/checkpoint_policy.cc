@@ -15,7 +15,7 @@
 namespace cfr {
 
 struct LoadedCheckpoint {
-  std::unique_ptr<DeepCfrNetworks> nets;
+  std::unique_ptr<NetworkSet> nets;
   LostCitiesTraversalGame game;
 };
 
@@ -109,10 +109,12 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path) {
   p.config = load_config(config.string());
   const auto [W, A] = game_widths(p.config);
   p.state = std::make_shared<LoadedCheckpoint>();
-  p.state->nets = std::make_unique<DeepCfrNetworks>(
-      W, A, NetworkConfig{p.config.network.hidden_size, p.config.network.num_layers, p.config.network.activation, "cpu"},
+  p.state->nets = std::make_unique<NetworkSet>(
+      deep_cfr_networks(W, A),
+      NetworkConfig{.hidden_size = p.config.network.hidden_size, .num_layers = p.config.network.num_layers,
+                    .activation = p.config.network.activation, .device = "cpu"},
       0);
-  p.iteration = load_checkpoint_networks(ck, p.config, W, A, *p.state->nets);
+  p.iteration = load_checkpoint_networks(ck, p.config, *p.state->nets);
   p.state->game.rules = p.config.rules;
   p.state->game.encoding = p.config.encoding;
   return p;

@@ -145,7 +145,7 @@ std::vector<ConfigField> fields(Config& c) {
       int_field("optimization", "strategy_updates_per_iteration", o.strategy_updates_per_iteration, 0, 100'000'000, "steps of the strategy net"),
       int_field("optimization", "advantage_batch_size", o.advantage_batch_size, 1, 1 << 24, "batch of an advantage step"),
       int_field("optimization", "strategy_batch_size", o.strategy_batch_size, 1, 1 << 24, "batch of a strategy step"),
-      real_field("optimization", "learning_rate", o.learning_rate, 0, 10, "AdamW learning rate"),
+      real_field("optimization", "learning_rate", o.learning_rate, 1e-12, 10, "AdamW learning rate (> 0)"),
       int_field("optimization", "learning_rate_decay_iterations", o.learning_rate_decay_iterations, 0, 100'000'000,
                 "0 = constant learning rate; N = learning_rate / sqrt(1 + (iteration - 1) / N)"),
       real_field("optimization", "weight_decay", o.weight_decay, 0, 10, "AdamW weight decay"),
@@ -267,6 +267,10 @@ void apply_override(Config& c, const std::string& assignment) {
 
 void validate(const Config& c) {
   const std::string where = c.source;
+  // It names the run directory, runs/<experiment_name>-<time>: a name, not a path.
+  if (c.run.experiment_name.empty() || c.run.experiment_name.find_first_of("/\\") != std::string::npos)
+    throw InputError(fmt::format("{}: run.experiment_name = '{}': must be a non-empty name without '/' (it names the run directory)",
+                                 where, c.run.experiment_name));
   try {
     c.rules.validate();
   } catch (const InputError& e) {

@@ -1,5 +1,6 @@
 #include "apps/deep_cfr.h"
 
+#include "apps/algorithms/deep_cfr/networks.h"
 #include "apps/checkpoint_format.h"
 #include "apps/checkpoint_policy.h"
 #include "apps/distributed.h"
@@ -130,8 +131,8 @@ struct Memories {
   ReservoirMemory* strat;
 };
 
-void write_checkpoint(const fs::path& run_dir, const Config& cfg, const std::string& config_toml, int iteration, int W, int A,
-                      const DeepCfrNetworks& nets, const Rng& train_rng, const Memories& mem, int previous_latest) {
+void write_checkpoint(const fs::path& run_dir, const Config& cfg, const std::string& config_toml, int iteration,
+                      const NetworkSet& nets, const Rng& train_rng, const Memories& mem, int previous_latest) {
   const fs::path dir = run_dir / "checkpoints";
   fs::create_directories(dir);
   const fs::path tmp = dir / (".tmp-" + iter_name(iteration));
@@ -153,7 +154,7 @@ void write_checkpoint(const fs::path& run_dir, const Config& cfg, const std::str
   // the bytes that were written.
   std::map<std::string, FileChecksum> files;
   for (const auto& name : names) files[name] = file_checksum((tmp / name).string());
-  write_text_atomic(tmp / "meta.json", checkpoint_meta_json(cfg, iteration, W, A, train_rng.state(), files));
+  write_text_atomic(tmp / "meta.json", checkpoint_meta_json(cfg, iteration, nets.specs(), train_rng.state(), files));
   const fs::path final_dir = dir / iter_name(iteration);
   fs::remove_all(final_dir);
   fs::rename(tmp, final_dir);
@@ -175,7 +176,7 @@ struct ResumePoint {
 /// Loads the latest checkpoint of run_dir, its files verified against meta.json's checksums.
 /// Leftovers of a checkpoint write that a crash interrupted (.tmp-* directories, *.tmp files)
 /// are removed first.
-ResumePoint read_checkpoint(const fs::path& run_dir, const Config& cfg, int W, int A, DeepCfrNetworks& nets, Rng& train_rng,
+ResumePoint read_checkpoint(const fs::path& run_dir, const Config& cfg, NetworkSet& nets, Rng& train_rng,
                             const Memories& mem) {
   const fs::path dir = run_dir / "checkpoints";
   if (fs::is_directory(dir))
@@ -185,7 +186,7 @@ ResumePoint read_checkpoint(const fs::path& run_dir, const Config& cfg, int W, i
     }
   if (!fs::exists(dir / "latest")) return {};  // killed before its first checkpoint: start over
   const fs::path ck = latest_checkpoint_dir(run_dir.string());
-  const CheckpointMeta meta = read_checkpoint_meta(ck.string(), cfg, W, A);
+  const CheckpointMeta meta = read_checkpoint_meta(ck.string(), cfg, nets.specs());
   ResumePoint rp{.iteration = meta.iteration, .trained_with = load_config((ck / "config.toml").string()),
                  .memories = meta.memories};
   nets.load((ck / "nets.pt").string());
@@ -248,8 +249,9 @@ int write_part_config(const fs::path& run_dir, const std::string& config_toml, c
 /// The networks, scheduler, sample-pipe bounds and traversal job a config asks for (shared by the
 /// learner and the traversal ranks of a distributed run).
 NetworkConfig network_config(const Config& cfg, int device_index) {
-  return {cfg.network.hidden_size, cfg.network.num_layers, cfg.network.activation, cfg.run.device, device_index,
-          cfg.network.invariant_chunk};
+  return {.hidden_size = cfg.network.hidden_size, .num_layers = cfg.network.num_layers,
+          .activation = cfg.network.activation, .device = cfg.run.device, .device_index = device_index,
+          .invariant_chunk = cfg.network.invariant_chunk};
 }
 std::unique_ptr<Scheduler> configured_scheduler(const Config& cfg) {
   return make_scheduler(cfg.traversal.scheduler, SchedulerConfig{.window = cfg.traversal.interleave_width,
@@ -352,17 +354,17 @@ struct BufferedShare final : SampleSink {
 template <class G>
 class PhaseShares {
  public:
-  PhaseShares(int count, const Config& cfg, DeepCfrNetworks& nets, Scheduler& first, const std::array<Evaluator*, kNumNets>& evals,
+  PhaseShares(int count, const Config& cfg, NetworkSet& nets, Scheduler& first,
               const G& game, const TraversalOptions& topts, std::uint64_t seed)
       : n_(cfg.traversal.traversals_per_player), game_(game), topts_(topts), seed_(seed) {
     const int s = std::max(1, std::min(count, n_));
     nets.set_replicas(s);
     schedulers_.push_back(&first);
-    evals_.push_back(evals);
+    evals_.push_back(nets.evaluators(0));
     for (int k = 1; k < s; ++k) {
       owned_.push_back(configured_scheduler(cfg));
       schedulers_.push_back(owned_.back().get());
-      evals_.push_back({&nets.evaluator(0, k), &nets.evaluator(1, k), &nets.evaluator(2, k)});
+      evals_.push_back(nets.evaluators(k));
       threads_.push_back(std::make_unique<WorkerThread>());
       buffers_.push_back(std::make_unique<BufferedShare>());  // share k's is buffers_[k - 1]
     }
@@ -380,11 +382,11 @@ class PhaseShares {
     for (int k = 1; k < shares; ++k) {
       const auto ku = static_cast<std::size_t>(k);
       buffers_[ku - 1]->begin(game_.input_width(), game_.num_actions());
-      threads_[ku - 1]->submit([&, k, ku] { st[ku] = schedulers_[ku]->run(job(k), {evals_[ku].data(), kNumNets}, *buffers_[ku - 1], stop); });
+      threads_[ku - 1]->submit([&, k, ku] { st[ku] = schedulers_[ku]->run(job(k), evals_[ku], *buffers_[ku - 1], stop); });
     }
     std::exception_ptr error;
     try {
-      st[0] = schedulers_[0]->run(job(0), {evals_[0].data(), kNumNets}, sink, stop);
+      st[0] = schedulers_[0]->run(job(0), evals_[0], sink, stop);
     } catch (...) {
       error = std::current_exception();
     }
@@ -414,7 +416,7 @@ class PhaseShares {
   std::uint64_t seed_;
   std::vector<std::unique_ptr<Scheduler>> owned_;
   std::vector<Scheduler*> schedulers_;
-  std::vector<std::array<Evaluator*, kNumNets>> evals_;
+  std::vector<std::vector<Evaluator*>> evals_;  // per share: its replica's evaluators
   std::vector<std::unique_ptr<WorkerThread>> threads_;
   std::vector<std::unique_ptr<BufferedShare>> buffers_;
 };
@@ -521,8 +523,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   check_memories_fit(cfg, W, A);
   const bool alternating = cfg.traversal.update_order == "alternating";
   const auto seed = static_cast<std::uint64_t>(cfg.run.seed);
-  DeepCfrNetworks nets(W, A, network_config(cfg, 0), seed);
-  std::array<Evaluator*, kNumNets> evals{&nets.evaluator(0), &nets.evaluator(1), &nets.evaluator(2)};
+  NetworkSet nets(deep_cfr_networks(W, A), network_config(cfg, 0), seed);
   // The run directory is created once the networks exist, so that a bad device leaves nothing.
   if (!opts.resume && fs::exists(fs::path(opts.run_dir) / "metrics.jsonl"))
     throw InputError(fmt::format("run directory {} already holds a run (metrics.jsonl); choose another --run-dir "
@@ -553,14 +554,18 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   const TraversalOptions topts = traversal_options(cfg);
   auto scheduler = configured_scheduler(cfg);
   // A distributed learner does not traverse: its share count stays 1.
-  PhaseShares<G> shares(opts.dist != nullptr ? 1 : cfg.traversal.parallel_shares, cfg, nets, *scheduler, evals, game,
+  PhaseShares<G> shares(opts.dist != nullptr ? 1 : cfg.traversal.parallel_shares, cfg, nets, *scheduler, game,
                         topts, seed);
   // Simultaneous updates on one traversal thread: advantage net 0 trains during player 1's
   // phase. With parallel shares both cores traverse, and it trains beside advantage net 1.
   const bool adv0_during_phase1 = !alternating && shares.count() == 1;
-  TrainConfig adv_train{cfg.optimization.advantage_updates_per_iteration, cfg.optimization.advantage_batch_size,
-                              cfg.optimization.learning_rate, cfg.optimization.weight_decay, cfg.optimization.grad_clip,
-                              cfg.weighting_mode == "lcfr", cfg.optimization.ema_decay};
+  TrainConfig adv_train{.updates = cfg.optimization.advantage_updates_per_iteration,
+                        .batch_size = cfg.optimization.advantage_batch_size,
+                        .learning_rate = cfg.optimization.learning_rate,
+                        .weight_decay = cfg.optimization.weight_decay,
+                        .grad_clip = cfg.optimization.grad_clip,
+                        .linear_weighting = cfg.weighting_mode == "lcfr",
+                        .ema_decay = cfg.optimization.ema_decay};
   TrainConfig strat_train = adv_train;
   strat_train.updates = cfg.optimization.strategy_updates_per_iteration;
   strat_train.batch_size = cfg.optimization.strategy_batch_size;
@@ -587,7 +592,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   nlohmann::json resume_record;  // in the first metrics line after a resume
   std::string resume_text;
   if (opts.resume) {
-    ResumePoint rp = read_checkpoint(opts.run_dir, cfg, W, A, nets, train_rng, memories);
+    ResumePoint rp = read_checkpoint(opts.run_dir, cfg, nets, train_rng, memories);
     first = rp.iteration + 1;
     const ResumeReport rr = compare_resume(cfg, rp, opts.allow_training_changes, opts.run_dir);
     resume_text = rp.iteration == 0 ? "the run had no checkpoint yet: restarting from iteration 1"
@@ -610,7 +615,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
 
   say(fmt::format("cfr-run: {} on {} — {} iterations × {} traversals per player; networks {}×{} ({} parameters each); scheduler {} (window {}); run dir {}",
                   cfg.run.experiment_name, cfg.run.game, cfg.run.max_iterations, cfg.traversal.traversals_per_player,
-                  cfg.network.num_layers, cfg.network.hidden_size, nets.parameters_per_network(), cfg.traversal.scheduler,
+                  cfg.network.num_layers, cfg.network.hidden_size, nets.parameters(0), cfg.traversal.scheduler,
                   cfg.traversal.interleave_width, opts.run_dir));
   const auto t_start = Clock::now();
   if (opts.resume) say("cfr-run: " + resume_text);
@@ -648,8 +653,8 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     double adv0_train_s = 0;
     auto train_adv = [&](int q) {
       const auto t = Clock::now();
-      if (cfg.optimization.reinitialize_advantage) nets.reinitialize_advantage(q, it);
-      ts[static_cast<std::size_t>(q)] = nets.train_advantage(q, batches(*adv[static_cast<std::size_t>(q)], merged[static_cast<std::size_t>(q)]),
+      if (cfg.optimization.reinitialize_advantage) nets.reinitialize(advantage_net(q), it);
+      ts[static_cast<std::size_t>(q)] = nets.train(advantage_net(q), batches(*adv[static_cast<std::size_t>(q)], merged[static_cast<std::size_t>(q)]),
                                                              it, merged_cfg(adv_train), net_rng[static_cast<std::size_t>(q)]);
       return since(t);
     };
@@ -746,7 +751,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
     trainer.submit([&] {
       if (!alternating && !adv0_during_phase1) adv0_train_s = train_adv(0);
       const auto t_strat = Clock::now();
-      ts[2] = nets.train_strategy(batches(strat, merged[2]), it, merged_cfg(strat_train), net_rng[2]);
+      ts[2] = nets.train(kStrategyNet, batches(strat, merged[2]), it, merged_cfg(strat_train), net_rng[2]);
       strat_s = since(t_strat);
     });
     trainer_busy = true;
@@ -876,7 +881,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
             weights_bad ? "non-finite weights cannot be skipped" : "optimization.nonfinite_policy = 'stop'",
             latest_checkpoint, opts.run_dir));
     }
-    write_checkpoint(opts.run_dir, cfg, config_toml, it, W, A, nets, train_rng, memories, latest_checkpoint);
+    write_checkpoint(opts.run_dir, cfg, config_toml, it, nets, train_rng, memories, latest_checkpoint);
     latest_checkpoint = it;
     done = it;
     const double elapsed = since(t_start);
@@ -906,8 +911,8 @@ int traverse_for_learner(const Config& cfg, Distributed& dist, const G& game) {
       local_rank = std::atoi(v);
       break;
     }
-  DeepCfrNetworks nets(W, A, network_config(cfg, local_rank), seed);
-  std::array<Evaluator*, kNumNets> evals{&nets.evaluator(0), &nets.evaluator(1), &nets.evaluator(2)};
+  NetworkSet nets(deep_cfr_networks(W, A), network_config(cfg, local_rank), seed);
+  const std::vector<Evaluator*> evals = nets.evaluators();
   const TraversalOptions topts = traversal_options(cfg);
   auto scheduler = configured_scheduler(cfg);
   const bool alternating = cfg.traversal.update_order == "alternating";
@@ -925,7 +930,7 @@ int traverse_for_learner(const Config& cfg, Distributed& dist, const G& game) {
       const TraversalShare share = traversal_share(cfg.traversal.traversals_per_player, dist.rank(), dist.size());
       SamplePipe pipe(W, A, pipe_options(cfg), [&](const SampleBlock& b) { dist.send_block(b, share.first); });
       const TraversalJob job = phase_job(it, p, share, seed, game, topts);
-      const RunStats st = scheduler->run(job, {evals.data(), evals.size()}, pipe, nullptr);
+      const RunStats st = scheduler->run(job, evals, pipe, nullptr);
       pipe.flush();
       dist.send_phase_end(st);
     }
@@ -944,8 +949,8 @@ int run_role(Config& cfg, const RunOptions& opts, const G& game) {
 
 }  // namespace
 
-int load_checkpoint_networks(const std::string& ck, const Config& cfg, int W, int A, DeepCfrNetworks& nets) {
-  const CheckpointMeta meta = read_checkpoint_meta(ck, cfg, W, A);
+int load_checkpoint_networks(const std::string& ck, const Config& cfg, NetworkSet& nets) {
+  const CheckpointMeta meta = read_checkpoint_meta(ck, cfg, nets.specs());
   nets.load((fs::path(ck) / "nets.pt").string());
   return meta.iteration;
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "apps/checkpoint_format.h"
+#include "apps/algorithms/deep_cfr/networks.h"
 #include "apps/config.h"
 
 namespace cfr {
@@ -23,17 +24,16 @@ struct RunOptions {
 };
 
 /// Checkpoints: see apps/checkpoint_format.h.
-class DeepCfrNetworks;
+class NetworkSet;
 class GameTree;
 class TabularPolicy;
 class Evaluator;
 class ReservoirMemory;
 enum class RmFallback;  // engine/traversal.h
 
-/// Loads checkpoint directory `ck` into `nets` after checking it matches cfg (format version,
-/// game, widths, network shape); returns its iteration.
-int load_checkpoint_networks(const std::string& ck, const Config& cfg, int input_width, int output_width,
-                             DeepCfrNetworks& nets);
+/// Loads checkpoint directory `ck` into `nets` after checking it matches cfg and the set (format
+/// version, game, networks, shape; files verified); returns its iteration.
+int load_checkpoint_networks(const std::string& ck, const Config& cfg, NetworkSet& nets);
 /// The strategy network's policy on every information set of an enumerable game.
 TabularPolicy strategy_policy(const GameTree& tree, Evaluator& strategy);
 /// How far an advantage network's regret-matching policy is from that of a perfect fit of its

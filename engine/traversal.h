@@ -30,6 +30,11 @@
 
 namespace cfr {
 
+/// Deep CFR's network set, as its traversals query it: one advantage network per player and the
+/// strategy network (the algorithm declares their widths: apps/algorithms/deep_cfr).
+enum NetId : int { kAdvantageNet0 = 0, kAdvantageNet1 = 1, kStrategyNet = 2, kNumNets = 3 };
+constexpr int advantage_net(int player) noexcept { return player == 0 ? kAdvantageNet0 : kAdvantageNet1; }
+
 inline constexpr int kMaxTraversalActions = 64;
 
 enum class UnsampledRegret { kZero, kNegativeNodeValue };

@@ -16,10 +16,6 @@
 
 namespace cfr {
 
-/// Network ids of Deep CFR: one advantage network per player and the strategy network.
-enum NetId : int { kAdvantageNet0 = 0, kAdvantageNet1 = 1, kStrategyNet = 2, kNumNets = 3 };
-constexpr int advantage_net(int player) noexcept { return player == 0 ? kAdvantageNet0 : kAdvantageNet1; }
-
 class TraversalContext;
 
 /// One pending network query. Lives in the suspended coroutine's frame.

@@ -19,7 +19,6 @@
 #include <fmt/format.h>
 
 #include "engine/errors.h"
-#include "engine/traversal_context.h"
 
 namespace cfr {
 
@@ -144,18 +143,22 @@ void copy_weights(const Mlp& from, Mlp& to) {
 
 }  // namespace
 
-struct DeepCfrNetworks::Impl {
+/// Seed-stream tags of network initialisation and re-initialisation (derive_seed's second word).
+constexpr std::uint64_t kInitStream = 0x6e657473;    // "nets"
+constexpr std::uint64_t kReinitStream = 0x726569;    // "rei"
+
+struct NetworkSet::Impl {
   NetworkConfig cfg;
+  NetworkSpecs specs;
   torch::Device device{torch::kCPU};
-  int in = 0, out = 0;
-  std::array<Mlp, kNumNets> train{Mlp(nullptr), Mlp(nullptr), Mlp(nullptr)};
-  std::array<std::unique_ptr<torch::optim::AdamW>, kNumNets> optim;
-  std::array<std::unique_ptr<TorchEvaluator>, kNumNets> infer;
-  std::vector<std::array<std::unique_ptr<TorchEvaluator>, kNumNets>> extra;  // replicas 1..
+  std::vector<Mlp> train;  // per network (set order)
+  std::vector<std::unique_ptr<torch::optim::AdamW>> optim;
+  std::vector<std::unique_ptr<TorchEvaluator>> infer;
+  std::vector<std::vector<std::unique_ptr<TorchEvaluator>>> extra;  // replicas 1.., per network
   // Weight averages (TrainConfig::ema_decay), created by the first training with averaging on;
   // when present they are what publish() copies.
-  std::array<Mlp, kNumNets> ema{Mlp(nullptr), Mlp(nullptr), Mlp(nullptr)};
-  std::array<std::int64_t, kNumNets> ema_steps{};  // steps averaged since the average began
+  std::vector<Mlp> ema;
+  std::vector<std::int64_t> ema_steps;  // steps averaged since the average began
 
   /// After a step of net n: the average moves towards the weights, with the decay warmed up as
   /// min(β, (1 + s) / (10 + s)) so that the initial weights are forgotten quickly.
@@ -163,7 +166,7 @@ struct DeepCfrNetworks::Impl {
     const auto k = static_cast<std::size_t>(n);
     torch::NoGradGuard g;
     if (!ema[k]) {
-      ema[k] = make(0);
+      ema[k] = make(n, 0);
       copy_weights(train[k], ema[k]);
       ema_steps[k] = 0;
     }
@@ -179,24 +182,27 @@ struct DeepCfrNetworks::Impl {
   struct HostBatch {
     torch::Tensor in, target, legal, iter;
   };
-  std::array<HostBatch, kNumNets> host;
+  std::vector<HostBatch> host;
 
-  Mlp make(std::uint64_t net_seed) {
+  /// A new MLP of network n's shape.
+  Mlp make(int n, std::uint64_t net_seed) {
     // Initialisation draws from LibTorch's global generator: two threads re-initialising
     // networks at once must not interleave their seeding and drawing.
     static std::mutex global_generator;
     std::lock_guard lock(global_generator);
     torch::manual_seed(net_seed);
-    Mlp m(in, out, cfg);
+    const auto& s = specs[static_cast<std::size_t>(n)];
+    Mlp m(s.input_width, s.output_width, cfg);
     m->to(device);
     return m;
   }
-  /// An inference snapshot (own weights and buffers) holding a copy of `from`.
-  std::unique_ptr<TorchEvaluator> make_snapshot(const Mlp& from) {
-    Mlp snap = make(0);
+  /// An inference snapshot of network n (own weights and buffers) holding a copy of `from`.
+  std::unique_ptr<TorchEvaluator> make_snapshot(int n, const Mlp& from) {
+    Mlp snap = make(n, 0);
     copy_weights(from, snap);
     snap->eval();
-    return std::make_unique<TorchEvaluator>(snap, in, out, device, cfg.invariant_chunk);
+    const auto& s = specs[static_cast<std::size_t>(n)];
+    return std::make_unique<TorchEvaluator>(snap, s.input_width, s.output_width, device, cfg.invariant_chunk);
   }
   void reset_optimizer(int n) {
     optim[static_cast<std::size_t>(n)] = std::make_unique<torch::optim::AdamW>(
@@ -204,8 +210,12 @@ struct DeepCfrNetworks::Impl {
   }
 };
 
-DeepCfrNetworks::DeepCfrNetworks(int input_width, int output_width, const NetworkConfig& cfg, std::uint64_t seed)
-    : impl_(std::make_unique<Impl>()), in_w_(input_width), out_w_(output_width) {
+NetworkSet::NetworkSet(NetworkSpecs specs, const NetworkConfig& cfg, std::uint64_t seed)
+    : specs_(std::move(specs)), impl_(std::make_unique<Impl>()) {
+  CFR_CHECK(!specs_.empty() && specs_.size() <= 64, "{} networks declared (1 to 64)", specs_.size());
+  for (const auto& s : specs_)
+    CFR_CHECK(s.input_width > 0 && s.output_width > 0, "network '{}' maps {} → {} floats", s.name, s.input_width,
+              s.output_width);
   if (cfg.activation != "relu" && cfg.activation != "tanh" && cfg.activation != "gelu")
     throw InputError(fmt::format("network.activation = '{}'; valid: relu, tanh, gelu", cfg.activation));
   if (cfg.hidden_size < 1 || cfg.num_layers < 1)
@@ -220,59 +230,87 @@ DeepCfrNetworks::DeepCfrNetworks(int input_width, int output_width, const Networ
   }
   impl_->cfg = cfg;
   impl_->seed = seed;
-  impl_->in = input_width;
-  impl_->out = output_width;
-  for (int n = 0; n < kNumNets; ++n) {
+  impl_->specs = specs_;
+  const auto count = specs_.size();
+  impl_->train.assign(count, Mlp(nullptr));
+  impl_->optim.resize(count);
+  impl_->infer.resize(count);
+  impl_->ema.assign(count, Mlp(nullptr));
+  impl_->ema_steps.assign(count, 0);
+  impl_->host.resize(count);
+  for (int n = 0; n < size(); ++n) {
     const auto k = static_cast<std::size_t>(n);
-    impl_->train[k] = impl_->make(derive_seed(seed, 0x6e657473, static_cast<std::uint64_t>(n)));
+    impl_->train[k] = impl_->make(n, derive_seed(seed, kInitStream, static_cast<std::uint64_t>(n)));
     impl_->reset_optimizer(n);
-    impl_->infer[k] = impl_->make_snapshot(impl_->train[k]);
+    impl_->infer[k] = impl_->make_snapshot(n, impl_->train[k]);
   }
 }
 
-DeepCfrNetworks::~DeepCfrNetworks() = default;
+NetworkSet::~NetworkSet() = default;
 
-Evaluator& DeepCfrNetworks::evaluator(int net) { return *impl_->infer[static_cast<std::size_t>(net)]; }
+const NetworkSpec& NetworkSet::spec(int net) const {
+  CFR_CHECK(net >= 0 && net < size(), "network {} of {}", net, size());
+  return specs_[static_cast<std::size_t>(net)];
+}
 
-void DeepCfrNetworks::set_replicas(int count) {
+Evaluator& NetworkSet::evaluator(int net) {
+  CFR_CHECK(net >= 0 && net < size(), "network {} of {}", net, size());
+  return *impl_->infer[static_cast<std::size_t>(net)];
+}
+
+std::vector<Evaluator*> NetworkSet::evaluators(int replica) {
+  std::vector<Evaluator*> out;
+  for (int n = 0; n < size(); ++n) out.push_back(&evaluator(n, replica));
+  return out;
+}
+
+void NetworkSet::set_replicas(int count) {
   CFR_CHECK(count >= 1, "{} replicas", count);
   auto& im = *impl_;
   im.extra.resize(static_cast<std::size_t>(count - 1));
-  for (auto& set : im.extra)
-    for (std::size_t k = 0; k < kNumNets; ++k)
-      if (!set[k]) set[k] = im.make_snapshot(im.infer[k]->net());
+  for (auto& set : im.extra) {
+    set.resize(specs_.size());
+    for (std::size_t k = 0; k < set.size(); ++k)
+      if (!set[k]) set[k] = im.make_snapshot(static_cast<int>(k), im.infer[k]->net());
+  }
 }
 
-int DeepCfrNetworks::replicas() const noexcept { return 1 + static_cast<int>(impl_->extra.size()); }
+int NetworkSet::replicas() const noexcept { return 1 + static_cast<int>(impl_->extra.size()); }
 
-Evaluator& DeepCfrNetworks::evaluator(int net, int replica) {
-  CFR_CHECK(replica >= 0 && replica < replicas() && net >= 0 && net < kNumNets, "replica {} of network {}", replica, net);
+Evaluator& NetworkSet::evaluator(int net, int replica) {
+  CFR_CHECK(replica >= 0 && replica < replicas() && net >= 0 && net < size(), "replica {} of network {}", replica, net);
   if (replica == 0) return evaluator(net);
   return *impl_->extra[static_cast<std::size_t>(replica - 1)][static_cast<std::size_t>(net)];
 }
 
-std::int64_t DeepCfrNetworks::parameters_per_network() const {
+std::int64_t NetworkSet::parameters(int net) const {
   std::int64_t n = 0;
-  for (const auto& p : impl_->train[0]->parameters()) n += p.numel();
+  for (const auto& p : impl_->train[static_cast<std::size_t>(net)]->parameters()) n += p.numel();
   return n;
 }
 
-void DeepCfrNetworks::publish() {
-  for (int k = 0; k < kNumNets; ++k) publish(k);
+std::int64_t NetworkSet::total_parameters() const {
+  std::int64_t n = 0;
+  for (int k = 0; k < size(); ++k) n += parameters(k);
+  return n;
 }
 
-void DeepCfrNetworks::publish(int net) {
-  CFR_CHECK(net >= 0 && net < kNumNets, "network {}", net);
+void NetworkSet::publish() {
+  for (int k = 0; k < size(); ++k) publish(k);
+}
+
+void NetworkSet::publish(int net) {
+  CFR_CHECK(net >= 0 && net < size(), "network {}", net);
   const auto k = static_cast<std::size_t>(net);
   copy_weights(impl_->ema[k] ? impl_->ema[k] : impl_->train[k], impl_->infer[k]->net());
   for (auto& set : impl_->extra) copy_weights(impl_->infer[k]->net(), set[k]->net());
 }
 
-std::vector<float> DeepCfrNetworks::published_weights() const {
+std::vector<float> NetworkSet::published_weights() const {
   torch::NoGradGuard g;
   std::vector<float> out;
-  out.reserve(static_cast<std::size_t>(kNumNets * parameters_per_network()));
-  for (std::size_t k = 0; k < kNumNets; ++k)
+  out.reserve(static_cast<std::size_t>(total_parameters()));
+  for (std::size_t k = 0; k < specs_.size(); ++k)
     for (const auto& p : impl_->infer[k]->net()->parameters()) {
       const auto c = p.detach().to(torch::kCPU).contiguous();
       out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
@@ -280,14 +318,14 @@ std::vector<float> DeepCfrNetworks::published_weights() const {
   return out;
 }
 
-void DeepCfrNetworks::set_published_weights(std::span<const float> weights) {
-  const auto want = static_cast<std::size_t>(kNumNets * parameters_per_network());
+void NetworkSet::set_published_weights(std::span<const float> weights) {
+  const auto want = static_cast<std::size_t>(total_parameters());
   if (weights.size() != want)
     throw InputError(fmt::format("network weights: {} floats received, these networks have {}", weights.size(), want));
   {
     torch::NoGradGuard g;
     std::size_t at = 0;
-    for (std::size_t k = 0; k < kNumNets; ++k)
+    for (std::size_t k = 0; k < specs_.size(); ++k)
       for (auto& p : impl_->train[k]->parameters()) {
         const auto n = static_cast<std::size_t>(p.numel());
         p.copy_(torch::from_blob(const_cast<float*>(weights.data() + at), p.sizes(), torch::kFloat32));
@@ -297,20 +335,20 @@ void DeepCfrNetworks::set_published_weights(std::span<const float> weights) {
   publish();
 }
 
-std::int64_t DeepCfrNetworks::take_nonfinite_outputs(int net) {
+std::int64_t NetworkSet::take_nonfinite_outputs(int net) {
   std::int64_t n = impl_->infer[static_cast<std::size_t>(net)]->take_nonfinite();
   for (auto& set : impl_->extra) n += set[static_cast<std::size_t>(net)]->take_nonfinite();
   return n;
 }
 
-bool DeepCfrNetworks::weights_finite(int net) const {
+bool NetworkSet::weights_finite(int net) const {
   torch::NoGradGuard g;
   for (const auto& p : impl_->train[static_cast<std::size_t>(net)]->parameters())
     if (!torch::isfinite(p).all().item<bool>()) return false;
   return true;
 }
 
-void DeepCfrNetworks::inject_nonfinite_weights(int net) {
+void NetworkSet::inject_nonfinite_weights(int net) {
   {
     torch::NoGradGuard g;
     for (auto& p : impl_->train[static_cast<std::size_t>(net)]->parameters()) p.fill_(std::nanf(""));
@@ -318,17 +356,17 @@ void DeepCfrNetworks::inject_nonfinite_weights(int net) {
   publish();
 }
 
-void DeepCfrNetworks::reinitialize_advantage(int player, int iteration) {
-  const int n = advantage_net(player);
+void NetworkSet::reinitialize(int n, int iteration) {
+  CFR_CHECK(n >= 0 && n < size(), "network {}", n);
   impl_->train[static_cast<std::size_t>(n)] =
-      impl_->make(derive_seed(impl_->seed, 0x726569, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(iteration)));
+      impl_->make(n, derive_seed(impl_->seed, kReinitStream, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(iteration)));
   impl_->reset_optimizer(n);
   impl_->ema[static_cast<std::size_t>(n)] = Mlp(nullptr);  // a new average begins with the new weights
 }
 
-void DeepCfrNetworks::save(const std::string& path) const {
+void NetworkSet::save(const std::string& path) const {
   torch::serialize::OutputArchive root;
-  for (std::size_t k = 0; k < kNumNets; ++k) {
+  for (std::size_t k = 0; k < specs_.size(); ++k) {
     torch::serialize::OutputArchive net, opt;
     impl_->train[k]->save(net);
     impl_->optim[k]->save(opt);
@@ -344,11 +382,15 @@ void DeepCfrNetworks::save(const std::string& path) const {
   root.save_to(path);
 }
 
-void DeepCfrNetworks::load(const std::string& path) {
+void NetworkSet::load(const std::string& path) {
   try {
     torch::serialize::InputArchive root;
     root.load_from(path, impl_->device);
-    for (std::size_t k = 0; k < kNumNets; ++k) {
+    // The archive must hold exactly this set's networks: one more is another set.
+    torch::serialize::InputArchive extra_net;
+    if (root.try_read(fmt::format("net{}", specs_.size()), extra_net))
+      throw InputError(fmt::format("{}: the archive holds more than the {} networks of this set", path, specs_.size()));
+    for (std::size_t k = 0; k < specs_.size(); ++k) {
       torch::serialize::InputArchive net, opt;
       root.read(fmt::format("net{}", k), net);
       root.read(fmt::format("optim{}", k), opt);
@@ -357,7 +399,7 @@ void DeepCfrNetworks::load(const std::string& path) {
       torch::serialize::InputArchive ema;
       torch::Tensor steps;
       if (root.try_read(fmt::format("ema{}", k), ema) && root.try_read(fmt::format("ema_steps{}", k), steps)) {
-        if (!impl_->ema[k]) impl_->ema[k] = impl_->make(0);
+        if (!impl_->ema[k]) impl_->ema[k] = impl_->make(static_cast<int>(k), 0);
         impl_->ema[k]->load(ema);
         impl_->ema_steps[k] = steps.item<std::int64_t>();
       } else {
@@ -366,8 +408,10 @@ void DeepCfrNetworks::load(const std::string& path) {
     }
   } catch (const c10::Error& e) {
     std::string what = e.what_without_backtrace();
-    throw InputError(fmt::format("{}: cannot load the networks ({}×{} MLPs, {} → {}): {}", path, impl_->cfg.num_layers,
-                                 impl_->cfg.hidden_size, impl_->in, impl_->out, what.substr(0, what.find('\n'))));
+    std::string shapes;
+    for (const auto& s : specs_) shapes += fmt::format("{}{} {} → {}", shapes.empty() ? "" : ", ", s.name, s.input_width, s.output_width);
+    throw InputError(fmt::format("{}: cannot load the networks ({}×{} MLPs: {}): {}", path, impl_->cfg.num_layers,
+                                 impl_->cfg.hidden_size, shapes, what.substr(0, what.find('\n'))));
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {  // anything else a corrupt archive makes LibTorch throw
@@ -380,7 +424,7 @@ void DeepCfrNetworks::load(const std::string& path) {
 namespace {
 
 template <class Loss>
-TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, BatchSource& mem, const TrainConfig& cfg, Rng& rng, Loss&& loss_fn) {
+TrainStats train_loop(NetworkSet::Impl& im, int net, BatchSource& mem, const TrainConfig& cfg, Rng& rng, Loss&& loss_fn) {
   TrainStats st;
   const auto t0 = std::chrono::steady_clock::now();
   if (mem.rows() == 0) return st;
@@ -391,9 +435,10 @@ TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, BatchSource& mem, cons
   auto& hb = im.host[static_cast<std::size_t>(net)];
   if (!hb.in.defined() || hb.in.size(0) < b) {
     const auto host = torch::TensorOptions().dtype(torch::kFloat32).pinned_memory(cuda);
-    hb.in = torch::empty({b, im.in}, host);
-    hb.target = torch::empty({b, im.out}, host);
-    hb.legal = torch::empty({b, im.out}, host);
+    const auto& s = im.specs[static_cast<std::size_t>(net)];
+    hb.in = torch::empty({b, s.input_width}, host);
+    hb.target = torch::empty({b, s.output_width}, host);
+    hb.legal = torch::empty({b, s.output_width}, host);
     hb.iter = torch::empty({b}, host);
   }
   auto span_of = [b](torch::Tensor& t) {
@@ -451,21 +496,17 @@ TrainStats train_loop(DeepCfrNetworks::Impl& im, int net, BatchSource& mem, cons
 
 }  // namespace
 
-TrainStats DeepCfrNetworks::train_advantage(int player, BatchSource& memory, int iteration, const TrainConfig& cfg,
-                                            Rng& rng) {
+TrainStats NetworkSet::train(int net, BatchSource& memory, int iteration, const TrainConfig& cfg, Rng& rng) {
   const double T = std::max(1, iteration);
-  return train_loop(*impl_, advantage_net(player), memory, cfg, rng,
-                    [&](const torch::Tensor& pred, const torch::Tensor& target, const torch::Tensor& legal,
-                        const torch::Tensor& iters) {
-                      auto w = cfg.linear_weighting ? iters / T : torch::ones_like(iters);
-                      auto wl = legal * w.unsqueeze(1);
-                      return (wl * (pred - target).pow(2)).sum() / wl.sum().clamp_min(1e-12);
-                    });
-}
-
-TrainStats DeepCfrNetworks::train_strategy(BatchSource& memory, int iteration, const TrainConfig& cfg, Rng& rng) {
-  const double T = std::max(1, iteration);
-  return train_loop(*impl_, kStrategyNet, memory, cfg, rng,
+  if (spec(net).loss == NetLoss::kMaskedMse)
+    return train_loop(*impl_, net, memory, cfg, rng,
+                      [&](const torch::Tensor& pred, const torch::Tensor& target, const torch::Tensor& legal,
+                          const torch::Tensor& iters) {
+                        auto w = cfg.linear_weighting ? iters / T : torch::ones_like(iters);
+                        auto wl = legal * w.unsqueeze(1);
+                        return (wl * (pred - target).pow(2)).sum() / wl.sum().clamp_min(1e-12);
+                      });
+  return train_loop(*impl_, net, memory, cfg, rng,
                     [&](const torch::Tensor& logits, const torch::Tensor& target, const torch::Tensor& legal,
                         const torch::Tensor& iters) {
                       auto w = cfg.linear_weighting ? iters / T : torch::ones_like(iters);

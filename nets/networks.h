@@ -1,6 +1,7 @@
 #pragma once
-// Deep CFR's networks (deep-cfr.md §1, §3): an advantage MLP per player and one strategy MLP,
-// their AdamW optimisers, and inference snapshots that the schedulers' batchers query.
+// An algorithm's networks (nets/network_spec.h: Deep CFR declares an advantage MLP per player and
+// one strategy MLP, deep-cfr.md §1, §3): one MLP per declared network, its AdamW optimiser, and
+// inference snapshots that the schedulers' batchers query.
 //
 // This header is LibTorch-free (the implementation hides behind a pointer), so that only nets/
 // pays torch's compile cost.
@@ -20,6 +21,7 @@
 
 #include "engine/reservoir.h"
 #include "engine/rng.h"
+#include "nets/network_spec.h"
 #include "sched/evaluator.h"
 
 namespace cfr {
@@ -68,31 +70,36 @@ struct TrainStats {
   int clipped_steps = 0;                // steps whose gradient norm exceeded grad_clip
 };
 
-class DeepCfrNetworks {
+class NetworkSet {
  public:
-  /// Throws InputError for an unknown activation, or when cuda is asked for without a device.
-  DeepCfrNetworks(int input_width, int output_width, const NetworkConfig& cfg, std::uint64_t seed);
-  ~DeepCfrNetworks();
-  DeepCfrNetworks(const DeepCfrNetworks&) = delete;
-  DeepCfrNetworks& operator=(const DeepCfrNetworks&) = delete;
+  /// One MLP per entry of `specs` (1 to 64), network n initialised from derive_seed(seed, "nets",
+  /// n). Throws InputError for an unknown activation, or when cuda is asked for without a device.
+  NetworkSet(NetworkSpecs specs, const NetworkConfig& cfg, std::uint64_t seed);
+  ~NetworkSet();
+  NetworkSet(const NetworkSet&) = delete;
+  NetworkSet& operator=(const NetworkSet&) = delete;
 
-  /// The evaluator of network `net` (NetId), reading the published snapshot.
+  int size() const noexcept { return static_cast<int>(specs_.size()); }
+  const NetworkSpecs& specs() const noexcept { return specs_; }
+  const NetworkSpec& spec(int net) const;
+
+  /// The evaluator of network `net`, reading the published snapshot.
   Evaluator& evaluator(int net);
+  /// Every network's evaluator of replica `replica`, in set order: what a scheduler is given.
+  std::vector<Evaluator*> evaluators(int replica = 0);
   /// Replicas of the published snapshots (own weights and buffers) for traversals that run on
   /// several threads at once; publish() updates them too. Replica 0 is evaluator(net).
   void set_replicas(int count);
   int replicas() const noexcept;
   Evaluator& evaluator(int net, int replica);
 
-  /// Masked MSE of the advantage net of `player` on batches from `memory` (§3): a reservoir
-  /// memory, or its MergedSamples (then the weight column already holds each row's weight:
-  /// train with linear_weighting on).
-  TrainStats train_advantage(int player, BatchSource& memory, int iteration, const TrainConfig& cfg, Rng& rng);
-  /// Weighted soft-label cross-entropy of the strategy net (§3).
-  TrainStats train_strategy(BatchSource& memory, int iteration, const TrainConfig& cfg, Rng& rng);
-  /// Re-initialises the advantage net of `player` and its optimiser (the paper's recipe), from a
-  /// seed derived from (seed, player, iteration) so that runs and resumed runs agree.
-  void reinitialize_advantage(int player, int iteration);
+  /// `updates` steps of network `net` with its declared loss on batches from `memory` (§3): a
+  /// reservoir memory, or its MergedSamples (then the weight column already holds each row's
+  /// weight: train with linear_weighting on).
+  TrainStats train(int net, BatchSource& memory, int iteration, const TrainConfig& cfg, Rng& rng);
+  /// Re-initialises network `net` and its optimiser (Deep CFR's advantage nets, the paper's
+  /// recipe), from a seed derived from (seed, net, iteration) so that runs and resumed runs agree.
+  void reinitialize(int net, int iteration);
   /// Writes the training nets and optimiser states to `path` (a LibTorch archive; callers write
   /// a temporary path and rename it).
   void save(const std::string& path) const;
@@ -101,7 +108,7 @@ class DeepCfrNetworks {
   void load(const std::string& path);
   /// Copies the training weights into the inference snapshots.
   void publish();
-  /// Publishes one network (NetId) only.
+  /// Publishes one network only.
   void publish(int net);
 
   /// Output values of network `net` that were NaN or infinite since the last call (each was
@@ -113,22 +120,21 @@ class DeepCfrNetworks {
   /// and publishes.
   void inject_nonfinite_weights(int net);
 
-  /// The published (inference) weights of the three networks, flattened in a fixed order: what
-  /// a distributed run broadcasts to its traversal processes.
+  /// The published (inference) weights of every network, flattened in set order: what a
+  /// distributed run broadcasts to its traversal processes (total_parameters() floats).
   std::vector<float> published_weights() const;
-  /// Sets the training and published weights of the three networks from published_weights()'s
-  /// layout (a traversal process of a distributed run). Throws InputError on a size mismatch.
+  /// Sets the training and published weights of every network from published_weights()'s layout
+  /// (a traversal process of a distributed run). Throws InputError on a size mismatch.
   void set_published_weights(std::span<const float> weights);
 
-  std::int64_t parameters_per_network() const;
-  int input_width() const noexcept { return in_w_; }
-  int output_width() const noexcept { return out_w_; }
+  std::int64_t parameters(int net) const;
+  std::int64_t total_parameters() const;
 
   struct Impl;  // LibTorch state (nets/networks.cc)
 
  private:
+  NetworkSpecs specs_;
   std::unique_ptr<Impl> impl_;
-  int in_w_, out_w_;
 };
 
 /// Sets torch to `threads` intra-op threads and OpenBLAS, when it is the loaded BLAS, to 1 thread

@@ -21,11 +21,16 @@ void BatchStats::merge(const BatchStats& o) {
 }
 
 Batcher::Batcher(std::span<Evaluator* const> nets, int max_batch, int capacity) {
-  CFR_CHECK(nets.size() == kNumNets, "{} evaluators for {} networks", nets.size(), static_cast<int>(kNumNets));
+  CFR_CHECK(!nets.empty() && nets.size() <= static_cast<std::size_t>(kMaxNets), "{} evaluators (1 to {} networks)",
+            nets.size(), kMaxNets);
   CFR_CHECK(max_batch >= 1, "max_batch {}", max_batch);
+  nets_.assign(nets.size(), nullptr);
+  info_.assign(nets.size(), EvaluatorInfo{});
+  max_batch_.assign(nets.size(), 0);
+  pending_.resize(nets.size());
   std::size_t in_max = 0, out_max = 0;
   int biggest = 1;
-  for (int i = 0; i < kNumNets; ++i) {
+  for (int i = 0; i < num_nets(); ++i) {
     const auto k = static_cast<std::size_t>(i);
     nets_[k] = nets[k];
     pending_[k].reserve(static_cast<std::size_t>(std::max(capacity, 1)));

@@ -6,7 +6,6 @@
 // network in chunks of at most max_batch rows, writes each output row into its request, then
 // calls done(request) so the caller can resume the traversal. Not thread-safe: one owner thread
 // (the pooled scheduler's inference thread, or a single-thread loop).
-#include <array>
 #include <chrono>
 #include <cstdint>
 #include <span>
@@ -37,13 +36,18 @@ struct BatchStats {
 
 class Batcher {
  public:
-  /// nets[i] evaluates network i (nullptr: a network no traversal may query). max_batch is
-  /// capped by each evaluator's own maximum; `capacity` reserves the pending lists.
+  /// nets[i] evaluates network i of the algorithm's network set (nullptr: a network no traversal
+  /// may query); 1 to kMaxNets networks. max_batch is capped by each evaluator's own maximum;
+  /// `capacity` reserves the pending lists.
   Batcher(std::span<Evaluator* const> nets, int max_batch, int capacity);
+
+  /// Networks a batcher (and a FlushPolicy's mask) can hold.
+  static constexpr int kMaxNets = 64;
+  int num_nets() const noexcept { return static_cast<int>(nets_.size()); }
 
   /// Files a request, stamping its submit time unless `keep_time` (already stamped upstream).
   void add(EvalRequest& r, bool keep_time = false) {
-    CFR_DCHECK(r.net >= 0 && r.net < kNumNets && nets_[static_cast<std::size_t>(r.net)] != nullptr, "net {}", r.net);
+    CFR_DCHECK(r.net >= 0 && r.net < num_nets() && nets_[static_cast<std::size_t>(r.net)] != nullptr, "net {}", r.net);
     if (!keep_time) r.submit_ns = now_ns();
     pending_[static_cast<std::size_t>(r.net)].push_back(&r);
     ++total_;
@@ -69,7 +73,7 @@ class Batcher {
   }
   template <class Done>
   void flush_all(Done&& done) {
-    for (int net = 0; net < kNumNets; ++net)
+    for (int net = 0; net < num_nets(); ++net)
       if (!pending_[static_cast<std::size_t>(net)].empty()) flush(net, done);
   }
   /// Drops every pending request (abort).
@@ -83,10 +87,10 @@ class Batcher {
  private:
   void run(int net, std::span<EvalRequest* const> reqs);
 
-  std::array<Evaluator*, kNumNets> nets_{};
-  std::array<EvaluatorInfo, kNumNets> info_{};
-  std::array<int, kNumNets> max_batch_{};
-  std::array<std::vector<EvalRequest*>, kNumNets> pending_;
+  std::vector<Evaluator*> nets_;
+  std::vector<EvaluatorInfo> info_;
+  std::vector<int> max_batch_;
+  std::vector<std::vector<EvalRequest*>> pending_;
   int total_ = 0;
   std::vector<float> in_, out_;
   std::vector<ActionMask> legal_;

@@ -76,8 +76,8 @@ RunStats InterleavedScheduler::run(const TraversalJob& job, std::span<Evaluator*
       }
       running.clear();
       if (ready.empty() && batcher.pending_total() > 0) {
-        const unsigned nets_to_flush = policy.choose(batcher);
-        for (int n = 0; n < kNumNets; ++n)
+        const std::uint64_t nets_to_flush = policy.choose(batcher);
+        for (int n = 0; n < batcher.num_nets(); ++n)
           if ((nets_to_flush >> n) & 1U) batcher.flush(n, [&](EvalRequest& r) { ready.emplace_back(r.ctx->slot, r.waiter); });
       }
     }

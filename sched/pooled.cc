@@ -21,7 +21,7 @@ struct Worker;
 struct Shared {
   std::mutex m;
   std::condition_variable server_cv;
-  std::array<std::vector<EvalRequest*>, kNumNets> incoming;  // guarded by m
+  std::vector<std::vector<EvalRequest*>> incoming;  // per network; guarded by m
   int incoming_total = 0;
   std::int64_t oldest_ns = 0;
   int finished = 0, workers = 0;
@@ -138,7 +138,7 @@ void server_loop(Shared& sh, Batcher& batcher, int max_batch, int deadline_us,
     return true;
   };
   auto full_net = [&] {
-    for (int n = 0; n < kNumNets; ++n)
+    for (int n = 0; n < batcher.num_nets(); ++n)
       if (batcher.pending(n) + static_cast<int>(sh.incoming[static_cast<std::size_t>(n)].size()) >= max_batch) return true;
     return false;
   };
@@ -165,14 +165,14 @@ void server_loop(Shared& sh, Batcher& batcher, int max_batch, int deadline_us,
       if (sh.finished == sh.workers) return;
       continue;
     }
-    unsigned nets = 0;
-    for (int n = 0; n < kNumNets; ++n)
-      if (batcher.pending(n) >= max_batch) nets |= 1U << n;
+    std::uint64_t nets = 0;
+    for (int n = 0; n < batcher.num_nets(); ++n)
+      if (batcher.pending(n) >= max_batch) nets |= std::uint64_t{1} << n;
     if (nets == 0) nets = policy.choose(batcher);
     lock.unlock();
     routed.clear();
     try {
-      for (int n = 0; n < kNumNets; ++n)
+      for (int n = 0; n < batcher.num_nets(); ++n)
         if ((nets >> n) & 1U)
           batcher.flush(n, [&](EvalRequest& r) { routed.emplace_back(r.ctx->worker, r.ctx->slot, r.waiter); });
     } catch (...) {
@@ -204,6 +204,7 @@ RunStats PooledScheduler::run(const TraversalJob& job, std::span<Evaluator* cons
   OrderedDelivery delivery(sink, pool_);
   Shared sh;
   sh.workers = T;
+  sh.incoming.resize(nets.size());
   for (auto& l : sh.incoming) l.reserve(static_cast<std::size_t>(per_thread * T));
   std::vector<std::unique_ptr<Worker>> workers;
   for (int i = 0; i < T; ++i) {

@@ -27,17 +27,18 @@ std::size_t ContextPool::size() const {
 
 std::unique_ptr<TraversalContext> OrderedDelivery::acquire() { return pool_.acquire(); }
 
-unsigned FlushPolicy::choose(const Batcher& b) {
+std::uint64_t FlushPolicy::choose(const Batcher& b) {
+  waited_.resize(static_cast<std::size_t>(b.num_nets()), 0);
   int best = -1;
-  for (int n = 0; n < kNumNets; ++n)
+  for (int n = 0; n < b.num_nets(); ++n)
     if (b.pending(n) > 0 && (best < 0 || b.pending(n) > b.pending(best))) best = n;
-  unsigned nets = 1U << best;
-  for (int n = 0; n < kNumNets; ++n) {
+  std::uint64_t nets = std::uint64_t{1} << best;
+  for (int n = 0; n < b.num_nets(); ++n) {
     auto& w = waited_[static_cast<std::size_t>(n)];
     if (n == best || b.pending(n) == 0) {
       w = 0;
     } else if (++w >= starve_) {
-      nets |= 1U << n;
+      nets |= std::uint64_t{1} << n;
       w = 0;
     }
   }

@@ -73,7 +73,8 @@ class Scheduler {
  public:
   virtual ~Scheduler() = default;
   virtual std::string_view name() const noexcept = 0;
-  /// nets[i] evaluates network i (see NetId). Throws what a traversal, evaluator or the sink threw.
+  /// nets[i] evaluates network i of the algorithm's network set (as many as it declares). Throws
+  /// what a traversal, evaluator or the sink threw.
   virtual RunStats run(const TraversalJob& job, std::span<Evaluator* const> nets, SampleSink& sink,
                        const std::atomic<bool>* stop = nullptr) = 0;
 };
@@ -118,11 +119,11 @@ class FlushPolicy {
   explicit FlushPolicy(int starve_rounds = 4) : starve_(starve_rounds) {}
   /// Nets to flush now (bit i = net i), given the batcher's pending counts. Precondition: some
   /// request is pending.
-  unsigned choose(const Batcher& b);
+  std::uint64_t choose(const Batcher& b);
 
  private:
   int starve_;
-  std::array<int, kNumNets> waited_{};
+  std::vector<int> waited_;  // per network of the batcher
 };
 
 /// Prepares a context for traversal `index` of a job (RNG stream, buffers) and creates its task.

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/algorithms/deep_cfr/networks.h"
 #include "apps/checkpoint_format.h"
 #include "engine/errors.h"
 #include "engine/reservoir.h"
@@ -24,14 +25,14 @@ Config kuhn_config() {
   c.network.num_layers = 2;
   return c;
 }
-constexpr int kW = 7, kA = 2;
+const NetworkSpecs kNets = deep_cfr_networks(7, 2);
 
 std::map<std::string, FileChecksum> two_files() {
   return {{"nets.pt", {.bytes = 3, .digest = checksum_of("net")}}, {"config.toml", {.bytes = 4, .digest = checksum_of("conf")}}};
 }
 
 std::string meta_with(const std::string& key, const nlohmann::json& value) {
-  auto j = nlohmann::json::parse(checkpoint_meta_json(kuhn_config(), 5, kW, kA, Rng(1).state(), two_files()));
+  auto j = nlohmann::json::parse(checkpoint_meta_json(kuhn_config(), 5, kNets, Rng(1).state(), two_files()));
   if (value.is_discarded()) j.erase(key);
   else j[key] = value;
   return j.dump();
@@ -39,7 +40,7 @@ std::string meta_with(const std::string& key, const nlohmann::json& value) {
 
 std::string refusal(const std::string& text) {
   try {
-    (void)parse_checkpoint_meta(text, "ck/meta.json", kuhn_config(), kW, kA);
+    (void)parse_checkpoint_meta(text, "ck/meta.json", kuhn_config(), kNets);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -51,7 +52,7 @@ std::string refusal(const std::string& text) {
 TEST_CASE("checkpoint meta.json round-trips and refuses another game, shape, widths or version") {
   const Config c = kuhn_config();
   const auto st = Rng(9).state();
-  const CheckpointMeta m = parse_checkpoint_meta(checkpoint_meta_json(c, 12, kW, kA, st, two_files()), "m", c, kW, kA);
+  const CheckpointMeta m = parse_checkpoint_meta(checkpoint_meta_json(c, 12, kNets, st, two_files()), "m", c, kNets);
   CHECK(m.iteration == 12);
   CHECK(m.train_rng.w[2] == st.w[2]);
   CHECK(m.memories == c.checkpoint.include_memories);
@@ -61,7 +62,13 @@ TEST_CASE("checkpoint meta.json round-trips and refuses another game, shape, wid
 
   CHECK(refusal(meta_with("game", "leduc")).find("checkpoint of game \"leduc\", the config trains kuhn") != std::string::npos);
   CHECK(refusal(meta_with("version", 1)).find("format version 1; this cfr-run reads version 2") != std::string::npos);
-  CHECK(refusal(meta_with("input_width", 30)).find("map 30 → 2 floats, this config needs 7 → 2") != std::string::npos);
+  const std::string widths = refusal(meta_with("networks", nlohmann::json::parse(
+      R"([{"name":"advantage0","input_width":30,"output_width":2},{"name":"advantage1","input_width":30,"output_width":2},)"
+      R"({"name":"strategy","input_width":30,"output_width":2}])")));
+  CHECK(widths.find("checkpoint networks [{\"input_width\":30") != std::string::npos);
+  CHECK(widths.find("this config needs [{\"input_width\":7,\"name\":\"advantage0\",\"output_width\":2}") != std::string::npos);
+  // A set of another size (an algorithm with a fourth network) is another set.
+  CHECK(refusal(meta_with("networks", nlohmann::json::array())).find("checkpoint networks []") != std::string::npos);
   const std::string shape = refusal(meta_with("network", {{"hidden_size", 128}, {"num_layers", 2}, {"activation", "relu"}}));
   CHECK(shape.find("differs from the config's 2×64 relu") != std::string::npos);
   CHECK(shape.find("128") != std::string::npos);
