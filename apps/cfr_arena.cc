@@ -62,16 +62,14 @@ int main(int argc, char** argv) {
   const std::string valid_bots = cfr::join_names(bot_names());
   // An empty value is refused (CLI11 would take it as "not given"); seeds are checked as a range
   // because CLI11 2.1 wraps "-1" and saturates values beyond 64 bits.
-  const CLI::Validator non_empty([](std::string& s) { return s.empty() ? std::string("empty value") : std::string(); }, "NONEMPTY");
-  const CLI::Range seed_range(std::uint64_t{0}, std::uint64_t{INT64_MAX});
-  app.add_option("--bot0", bot0, "first bot (seat 0 in even games): " + valid_bots + ", or checkpoint:PATH")->check(non_empty);
-  app.add_option("--bot1", bot1, "second bot")->check(non_empty);
-  app.add_option("--games", games, "number of games")->check(CLI::Range(1, cfr::kMaxCount));
-  app.add_option("--seed", seed, "match seed: game k is dealt with seed + k")->check(seed_range);
-  app.add_option("--max-steps", max_steps, "action cap per game, then scored as is")->check(CLI::Range(1, cfr::kMaxCount));
-  app.add_option("--rules", rules_json, R"(rule overrides as a JSON object, e.g. '{"n_colors":3}')")->check(non_empty);
+  app.add_option("--bot0", bot0, "first bot (seat 0 in even games): " + valid_bots + ", or checkpoint:PATH")->check(cfr::kNonEmpty);
+  app.add_option("--bot1", bot1, "second bot")->check(cfr::kNonEmpty);
+  app.add_option("--games", games, "number of games")->check(cfr::kDecimal)->check(cfr::kCountRange);
+  app.add_option("--seed", seed, "match seed: game k is dealt with seed + k")->check(cfr::kDecimal)->check(cfr::kSeedRange);
+  app.add_option("--max-steps", max_steps, "action cap per game, then scored as is")->check(cfr::kDecimal)->check(cfr::kCountRange);
+  app.add_option("--rules", rules_json, R"(rule overrides as a JSON object, e.g. '{"n_colors":3}')")->check(cfr::kNonEmpty);
   app.add_flag("--json", json, "print the report as one JSON object");
-  auto* rp = app.add_option("--replay", replay, "replay a transcript file (JSON lines, optionally gzip)")->check(non_empty);
+  auto* rp = app.add_option("--replay", replay, "replay a transcript file (JSON lines, optionally gzip)")->check(cfr::kNonEmpty);
   app.add_flag("--check-bots", check_bots, "with --replay: deterministic bots must reproduce every move")->needs(rp);
   app.add_flag("--quiet", quiet, "with --replay: print no step lines, only the summary")->needs(rp);
   if (const auto rc = cfr::parse_command_line(app, "cfr-arena", argc, argv)) return *rc;

@@ -86,19 +86,18 @@ int main(int argc, char** argv) {
   int repeats = 7, threads = 1;
   double min_ms = 50;
   bool train = false;
-  const CLI::Validator non_empty([](std::string& s) { return s.empty() ? std::string("empty value") : std::string(); }, "NONEMPTY");
   app.add_option("CONFIG", config_path, "config whose [network] and game are measured (default: the built-in default, "
-                                         "configs/default.toml's 3×512 Lost Cities nets)")->check(non_empty);
+                                         "configs/default.toml's 3×512 Lost Cities nets)")->check(cfr::kNonEmpty);
   app.add_option("--set", sets, "override one config key: section.key=value (repeatable)");
-  app.add_option("--device", device, "cpu or cuda (default: the config's run.device)")->check(non_empty);
+  app.add_option("--device", device, "cpu or cuda (default: the config's run.device)")->check(cfr::kNonEmpty);
   app.add_option("--batches", batches_text, "comma-separated batch sizes");
   app.add_flag("--train", train, "also time one training step (advantage net: sample, forward, backward, AdamW)");
-  app.add_option("--repeats", repeats, "timed repeats per batch size (median and spread)")->check(CLI::Range(1, 1000));
+  app.add_option("--repeats", repeats, "timed repeats per batch size (median and spread)")->check(cfr::kDecimal)->check(CLI::Range(1, 1000));
   app.add_option("--min-ms", min_ms, "minimum milliseconds per repeat")->check(CLI::Range(1.0, 60000.0))
       ->check(CLI::Validator([](std::string& s) { return std::isfinite(std::strtod(s.c_str(), nullptr)) ? std::string() : "Value " + s + " is not a finite number"; }, "FINITE"));
-  app.add_option("--threads", threads, "LibTorch threads")->check(CLI::Range(1, 256));
-  app.add_option("--csv", csv_path, "write the table as CSV")->check(non_empty);
-  app.add_option("--json", json_path, "write the results as JSON")->check(non_empty);
+  app.add_option("--threads", threads, "LibTorch threads")->check(cfr::kDecimal)->check(CLI::Range(1, 256));
+  app.add_option("--csv", csv_path, "write the table as CSV")->check(cfr::kNonEmpty);
+  app.add_option("--json", json_path, "write the results as JSON")->check(cfr::kNonEmpty);
   if (const auto rc = cfr::parse_command_line(app, "cfr-bench-batch", argc, argv)) return *rc;
   return cfr::run_app("cfr-bench-batch", [&] {
     cfr::Config cfg = config_path.empty() ? cfr::Config{} : cfr::load_config(config_path);

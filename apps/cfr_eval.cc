@@ -24,14 +24,12 @@ int main(int argc, char** argv) {
   bool json = false;
   // An empty value is refused (CLI11 would take it as "not given"); seeds are checked as a range
   // because CLI11 2.1 wraps "-1" and saturates values beyond 64 bits.
-  const CLI::Validator non_empty([](std::string& s) { return s.empty() ? std::string("empty value") : std::string(); }, "NONEMPTY");
-  const CLI::Range seed_range(std::uint64_t{0}, std::uint64_t{INT64_MAX});
-  app.add_option("CHECKPOINT", path, "checkpoint directory, or a run directory (its latest checkpoint)")->required()->check(non_empty);
+  app.add_option("CHECKPOINT", path, "checkpoint directory, or a run directory (its latest checkpoint)")->required()->check(cfr::kNonEmpty);
   app.add_option("--opponent", opponents, "bot to play (repeatable; default: the run's evaluation.opponents)")
       ->check(CLI::IsMember(cfr::lc::bot_names()));
-  app.add_option("--games", games, "games per opponent")->check(CLI::Range(1, cfr::kMaxCount));
-  app.add_option("--seed", seed, "match seed (game k dealt with seed + k)")->check(seed_range);
-  app.add_option("--max-steps", max_steps, "action cap per game")->check(CLI::Range(1, cfr::kMaxCount));
+  app.add_option("--games", games, "games per opponent")->check(cfr::kDecimal)->check(cfr::kCountRange);
+  app.add_option("--seed", seed, "match seed (game k dealt with seed + k)")->check(cfr::kDecimal)->check(cfr::kSeedRange);
+  app.add_option("--max-steps", max_steps, "action cap per game")->check(cfr::kDecimal)->check(cfr::kCountRange);
   app.add_flag("--json", json, "one JSON line per result");
   if (const auto rc = cfr::parse_command_line(app, "cfr-eval", argc, argv)) return *rc;
   return cfr::run_app("cfr-eval", [&] {

@@ -66,10 +66,9 @@ void plot(const fs::path& out_dir, const std::string& name, const std::string& t
 int main(int argc, char** argv) {
   CLI::App app{"cfr-plot: a run's curves from metrics.jsonl, drawn by gnuplot"};
   std::string run_dir, format = "png", out;
-  const CLI::Validator non_empty([](std::string& s) { return s.empty() ? std::string("empty value") : std::string(); }, "NONEMPTY");
-  app.add_option("RUN_DIR", run_dir, "run directory (holds metrics.jsonl)")->required()->check(non_empty);
+  app.add_option("RUN_DIR", run_dir, "run directory (holds metrics.jsonl)")->required()->check(cfr::kNonEmpty);
   app.add_option("--format", format, "png or svg")->check(CLI::IsMember({"png", "svg"}));
-  app.add_option("--out", out, "where to write the plots (default RUN_DIR/plots)")->check(non_empty);
+  app.add_option("--out", out, "where to write the plots (default RUN_DIR/plots)")->check(cfr::kNonEmpty);
   if (const auto rc = cfr::parse_command_line(app, "cfr-plot", argc, argv)) return *rc;
   return cfr::run_app("cfr-plot", [&] {
     const fs::path metrics = fs::path(run_dir) / "metrics.jsonl";

@@ -47,14 +47,15 @@ int main(int argc, char** argv) {
   std::string config_path, run_dir, resume;
   std::vector<std::string> sets;
   bool print_config = false, distributed = false, allow_training_changes = false;
-  auto* cfg_opt = app.add_option("CONFIG", config_path, "TOML config (configs/*.toml)");
+  auto* cfg_opt = app.add_option("CONFIG", config_path, "TOML config (configs/*.toml)")->check(cfr::kNonEmpty);
   app.add_option("--resume", resume, "continue the run in RUN_DIR from its latest checkpoint (its config.toml)")
+      ->check(cfr::kNonEmpty)
       ->excludes(cfg_opt);
   app.add_option("--set", sets, "override one key: section.key=value (repeatable)");
   app.add_flag("--allow-training-changes", allow_training_changes,
                "with --resume: accept other values of keys that change what the run computes (the run is then not "
                "the same run as an uninterrupted one; it says so)");
-  app.add_option("--run-dir", run_dir, "run directory (default runs/<experiment>-<time>)");
+  app.add_option("--run-dir", run_dir, "run directory (default runs/<experiment>-<time>)")->check(cfr::kNonEmpty);
   app.add_flag("--print-config", print_config, "print the resolved config and exit");
   app.add_flag("--distributed", distributed,
                "run as one process of an MPI job (implied under mpirun with ≥ 2 processes): rank 0 learns, the others traverse");

@@ -22,15 +22,13 @@ int main(int argc, char** argv) {
   double os_epsilon = 0.6;
   // An empty value is refused (CLI11 would take it as "not given"); seeds are checked as a range
   // because CLI11 2.1 wraps "-1" and saturates values beyond 64 bits.
-  const CLI::Validator non_empty([](std::string& s) { return s.empty() ? std::string("empty value") : std::string(); }, "NONEMPTY");
-  const CLI::Range seed_range(std::uint64_t{0}, std::uint64_t{INT64_MAX});
   app.add_option("--game", game, "kuhn or leduc")->required();
   app.add_option("--algo", algo, "cfr, cfr+, lcfr, es-mccfr or os-mccfr")->required();
-  app.add_option("--iterations", iterations, "iterations (each updates both players)")->check(CLI::Range(1, cfr::kMaxCount));
-  app.add_option("--seed", seed, "RNG seed of the sampling algorithms")->check(seed_range);
-  app.add_option("--out", out, "write the average policy here (policy file, docs/policy-files.md)")->check(non_empty);
+  app.add_option("--iterations", iterations, "iterations (each updates both players)")->check(cfr::kDecimal)->check(cfr::kCountRange);
+  app.add_option("--seed", seed, "RNG seed of the sampling algorithms")->check(cfr::kDecimal)->check(cfr::kSeedRange);
+  app.add_option("--out", out, "write the average policy here (policy file, docs/policy-files.md)")->check(cfr::kNonEmpty);
   app.add_option("--report-every", report_every, "print NashConv every N iterations (default: 10 reports)")
-      ->check(CLI::Range(1, cfr::kMaxCount));
+      ->check(cfr::kDecimal)->check(cfr::kCountRange);
   app.add_option("--os-epsilon", os_epsilon, "os-mccfr exploration, in (0, 1]")
       ->check(CLI::Validator(
           [](std::string& s) {

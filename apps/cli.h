@@ -1,9 +1,11 @@
 #pragma once
 // What every app shares around its command line: one exit-code contract (apps/README.md) and
 // CLI11's parse errors reported as bad input.
+#include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include <CLI/CLI.hpp>
@@ -19,6 +21,26 @@ inline constexpr int kExitInternal = 3;  // a bug: please report it
 
 /// Largest count a flag such as --games accepts (a bound CLI11 can print readably).
 inline constexpr int kMaxCount = 100'000'000;
+
+/// Refuses an empty value ("--out ''" would otherwise read as "not given").
+inline const CLI::Validator kNonEmpty(
+    [](std::string& s) { return s.empty() ? std::string("empty value") : std::string(); }, "NONEMPTY");
+/// An integer written in decimal: CLI11 reads "010" as octal 8 and "0x10" as 16; leading zeros
+/// are dropped so that "010" is 10. Goes before a range check.
+inline const CLI::Validator kDecimal(
+    [](std::string& s) {
+      std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+      if (i == s.size() || s.find_first_not_of("0123456789", i) != std::string::npos)
+        return "Value " + s + " is not a decimal integer";
+      const std::size_t digits = s.find_first_not_of('0', i);
+      s.erase(i, (digits == std::string::npos ? s.size() - 1 : digits) - i);
+      return std::string();
+    },
+    "DECIMAL");
+/// A seed: a decimal integer in [0, 2^63 − 1] (CLI11 would wrap −1 to 2^64 − 1 silently).
+inline const CLI::Range kSeedRange(std::uint64_t{0}, std::uint64_t{INT64_MAX});
+/// A count such as --games: a decimal integer in [1, kMaxCount].
+inline const CLI::Range kCountRange(1, kMaxCount);
 
 /// Parses the command line. Returns the exit code when the app should stop here: --help prints
 /// the help (kExitOk); a parse error prints "<app>: error: <what>" and a hint (kExitBadInput).

@@ -201,21 +201,22 @@ std::vector<ConfigChange> config_changes(Config& before, Config& after) {
 
 namespace {
 
-void apply_table(Config& c, const toml::table& root, const std::string& file) {
+/// Applies a parsed table; errors name `file`, with the line when `lines` (a file, not --set).
+void apply_table(Config& c, const toml::table& root, const std::string& file, bool lines = true) {
+  auto at = [&](const toml::node& n) { return lines ? fmt::format("{}:{}", file, n.source().begin.line) : file; };
   auto fs = fields(c);
   std::vector<std::string> sections;
   for (const auto& f : fs)
     if (std::find(sections.begin(), sections.end(), f.section) == sections.end()) sections.push_back(f.section);
   for (const auto& [sec_key, sec_node] : root) {
     const std::string sec(sec_key.str());
-    const auto line = sec_node.source().begin.line;
     if (std::find(sections.begin(), sections.end(), sec) == sections.end())
-      throw InputError(fmt::format("{}:{}: unknown section [{}]; valid sections: {}", file, line, sec, join_names(sections)));
+      throw InputError(fmt::format("{}: unknown section [{}]; valid sections: {}", at(sec_node), sec, join_names(sections)));
     const auto* tbl = sec_node.as_table();
-    if (tbl == nullptr) throw InputError(fmt::format("{}:{}: [{}] must be a table", file, line, sec));
+    if (tbl == nullptr) throw InputError(fmt::format("{}: [{}] must be a table", at(sec_node), sec));
     for (const auto& [key, node] : *tbl) {
       const std::string k(key.str());
-      const std::string where = fmt::format("{}:{}", file, node.source().begin.line);
+      const std::string where = at(node);
       auto it = std::find_if(fs.begin(), fs.end(), [&](const ConfigField& f) { return f.section == sec && f.key == k; });
       if (it == fs.end()) {
         std::vector<std::string> keys;
@@ -262,15 +263,22 @@ void apply_override(Config& c, const std::string& assignment) {
     quoted.insert(section, toml::table{{key, value}});
     t = std::move(quoted);
   }
-  apply_table(c, t, fmt::format("--set {}", assignment));
+  apply_table(c, t, fmt::format("--set {}", assignment), /*lines=*/false);
+  c.overrides.push_back(section + "." + key + "=" + value);
 }
 
 void validate(const Config& c) {
+  // Where a key's value came from: its last --set, else the config file.
+  auto origin = [&](const std::string& key) {
+    for (auto it = c.overrides.rbegin(); it != c.overrides.rend(); ++it)
+      if (it->rfind(key + "=", 0) == 0) return "--set " + *it;
+    return c.source;
+  };
   const std::string where = c.source;
   // It names the run directory, runs/<experiment_name>-<time>: a name, not a path.
   if (c.run.experiment_name.empty() || c.run.experiment_name.find_first_of("/\\") != std::string::npos)
     throw InputError(fmt::format("{}: run.experiment_name = '{}': must be a non-empty name without '/' (it names the run directory)",
-                                 where, c.run.experiment_name));
+                                 origin("run.experiment_name"), c.run.experiment_name));
   try {
     c.rules.validate();
   } catch (const InputError& e) {
@@ -279,13 +287,16 @@ void validate(const Config& c) {
   register_builtin_schedulers();
   const auto names = scheduler_names();
   if (std::find(names.begin(), names.end(), c.traversal.scheduler) == names.end())
-    throw InputError(fmt::format("{}: traversal.scheduler = '{}'; registered schedulers: {}", where, c.traversal.scheduler, join_names(names)));
+    throw InputError(fmt::format("{}: traversal.scheduler = '{}'; registered schedulers: {}", origin("traversal.scheduler"),
+                                 c.traversal.scheduler, join_names(names)));
   const auto bots = lc::bot_names();
   for (const auto& b : c.evaluation.opponents)
     if (std::find(bots.begin(), bots.end(), b) == bots.end())
-      throw InputError(fmt::format("{}: evaluation.opponents has '{}'; valid bots: {}", where, b, join_names(bots)));
+      throw InputError(fmt::format("{}: evaluation.opponents has '{}'; valid bots: {}", origin("evaluation.opponents"), b,
+                                   join_names(bots)));
   if (std::find(bots.begin(), bots.end(), c.traversal.opponent_bot) == bots.end())
-    throw InputError(fmt::format("{}: traversal.opponent_bot = '{}'; valid bots: {}", where, c.traversal.opponent_bot, join_names(bots)));
+    throw InputError(fmt::format("{}: traversal.opponent_bot = '{}'; valid bots: {}", origin("traversal.opponent_bot"),
+                                 c.traversal.opponent_bot, join_names(bots)));
   if (c.traversal.opponent_policy == "bot" && c.run.game != "lost_cities")
     throw InputError(fmt::format("{}: traversal.opponent_policy = 'bot' needs run.game = 'lost_cities'", where));
   if (c.traversal.algorithm == "external_sampling" && c.run.game == "lost_cities")

@@ -109,6 +109,7 @@ struct Config {
   DistributedSection distributed;
   FaultsSection faults;
   std::string source = "(defaults)";  // the file the config came from
+  std::vector<std::string> overrides;  // the --set assignments applied, in order (errors name them)
 };
 
 /// One configurable key.

@@ -547,9 +547,9 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   };
 
 
-  ReservoirMemory adv0(cfg.memory.advantage_capacity, W, A, derive_seed(seed, 1, 0)),
-      adv1(cfg.memory.advantage_capacity, W, A, derive_seed(seed, 1, 1)),
-      strat(cfg.memory.strategy_capacity, W, A, derive_seed(seed, 2));
+  ReservoirMemory adv0(cfg.memory.advantage_capacity, W, A, derive_seed(seed, kAdvantageMemoryStream, 0)),
+      adv1(cfg.memory.advantage_capacity, W, A, derive_seed(seed, kAdvantageMemoryStream, 1)),
+      strat(cfg.memory.strategy_capacity, W, A, derive_seed(seed, kStrategyMemoryStream));
   std::array<ReservoirMemory*, 2> adv{&adv0, &adv1};
   const TraversalOptions topts = traversal_options(cfg);
   auto scheduler = configured_scheduler(cfg);
@@ -571,7 +571,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
   strat_train.batch_size = cfg.optimization.strategy_batch_size;
   // A stop request (SIGINT/SIGTERM) is seen between training steps too.
   adv_train.stop = strat_train.stop = opts.stop;
-  Rng train_rng(derive_seed(seed, 3));
+  Rng train_rng(derive_seed(seed, kTrainerStream));
   // memory.merge_duplicates: each training draws from its memory's samples merged per input
   // (MergedSamples, rebuilt from the memory's content first), whose weight column already holds
   // each row's total weight under the run's weighting.
@@ -853,7 +853,7 @@ int train(Config& cfg, const RunOptions& opts, const G& game) {
         nlohmann::json ev = nlohmann::json::object();
         for (const auto& name : cfg.evaluation.opponents) {
           auto bot = lc::make_bot(name, cfg.rules);
-          const auto r = lc::run_match_batched(*me, *bot, {.games = cfg.evaluation.games, .seed = derive_seed(seed, 4, static_cast<std::uint64_t>(it)),
+          const auto r = lc::run_match_batched(*me, *bot, {.games = cfg.evaluation.games, .seed = derive_seed(seed, kEvaluationStream, static_cast<std::uint64_t>(it)),
                                                   .max_steps = cfg.evaluation.max_steps, .rules = cfg.rules, .stop = opts.stop});
           if (r.stopped) {
             stopped = true;
