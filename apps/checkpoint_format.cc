@@ -45,20 +45,25 @@ bool plain_file_name(const std::string& name) {
 
 }  // namespace
 
-std::string checkpoint_meta_json(const Config& cfg, int iteration, const NetworkSpecs& nets,
+CheckpointShape checkpoint_shape(const Config& cfg) {
+  return {.game = cfg.run.game, .hidden_size = cfg.network.hidden_size, .num_layers = cfg.network.num_layers,
+          .activation = cfg.network.activation};
+}
+
+std::string checkpoint_meta_json(const CheckpointShape& shape, bool memories, int iteration, const NetworkSpecs& nets,
                                  const Rng::StateWords& st, const std::map<std::string, FileChecksum>& files) {
   nlohmann::json listed = nlohmann::json::object();
   for (const auto& [name, f] : files) listed[name] = {{"bytes", f.bytes}, {"xxh3_128", f.digest}};
   nlohmann::json meta = {{"format", "cfr-deep-cfr-checkpoint"},
                          {"version", kCheckpointVersion},
-                         {"game", cfg.run.game},
+                         {"game", shape.game},
                          {"iteration", iteration},
                          {"networks", network_list(nets)},
-                         {"network", {{"hidden_size", cfg.network.hidden_size},
-                                      {"num_layers", cfg.network.num_layers},
-                                      {"activation", cfg.network.activation}}},
+                         {"network", {{"hidden_size", shape.hidden_size},
+                                      {"num_layers", shape.num_layers},
+                                      {"activation", shape.activation}}},
                          {"train_rng", {st.w[0], st.w[1], st.w[2], st.w[3]}},
-                         {"memories", cfg.checkpoint.include_memories},
+                         {"memories", memories},
                          {"files", listed}};
   meta[kChecksumField] = meta_checksum(meta);
   return meta.dump(1) + "\n";
@@ -66,25 +71,26 @@ std::string checkpoint_meta_json(const Config& cfg, int iteration, const Network
 
 namespace {
 
-/// Refuses a checkpoint of another game, widths or network shape than `cfg`'s.
-void check_matches(const nlohmann::json& meta, const std::string& where, const Config& cfg, const NetworkSpecs& nets) {
+/// Refuses a checkpoint of another game, network set or shape.
+void check_matches(const nlohmann::json& meta, const std::string& where, const CheckpointShape& cfg, const NetworkSpecs& nets) {
   auto need = [&](const char* key) -> const nlohmann::json& { return need_field(meta, key, where); };
-  if (need("game") != cfg.run.game)
-    throw InputError(fmt::format("{}: checkpoint of game {}, the config trains {}", where, need("game").dump(), cfg.run.game));
+  if (need("game") != cfg.game)
+    throw InputError(fmt::format("{}: checkpoint of game {}, the config trains {}", where, need("game").dump(), cfg.game));
   if (need("networks") != network_list(nets))
     throw InputError(fmt::format("{}: checkpoint networks {}, this config needs {}", where, need("networks").dump(),
                                  network_list(nets).dump()));
   const auto& n = need("network");
-  const bool same_net = n.is_object() && n.value("hidden_size", nlohmann::json()) == cfg.network.hidden_size &&
-                        n.value("num_layers", nlohmann::json()) == cfg.network.num_layers &&
-                        n.value("activation", nlohmann::json()) == cfg.network.activation;
+  const bool same_net = n.is_object() && n.value("hidden_size", nlohmann::json()) == cfg.hidden_size &&
+                        n.value("num_layers", nlohmann::json()) == cfg.num_layers &&
+                        n.value("activation", nlohmann::json()) == cfg.activation;
   if (!same_net)
     throw InputError(fmt::format("{}: checkpoint network {} differs from the config's {}×{} {}", where, n.dump(),
-                                 cfg.network.num_layers, cfg.network.hidden_size, cfg.network.activation));
+                                 cfg.num_layers, cfg.hidden_size, cfg.activation));
 }
 
 /// parse_checkpoint_meta; without a config (nullptr) nothing is compared with one.
-CheckpointMeta parse_meta(const std::string& text, const std::string& where, const Config* cfg, const NetworkSpecs& nets) {
+CheckpointMeta parse_meta(const std::string& text, const std::string& where, const CheckpointShape* cfg,
+                          const NetworkSpecs& nets) {
   nlohmann::json meta;
   try {
     meta = nlohmann::json::parse(text);
@@ -142,7 +148,7 @@ CheckpointMeta parse_meta(const std::string& text, const std::string& where, con
 
 }  // namespace
 
-CheckpointMeta parse_checkpoint_meta(const std::string& text, const std::string& where, const Config& cfg,
+CheckpointMeta parse_checkpoint_meta(const std::string& text, const std::string& where, const CheckpointShape& cfg,
                                      const NetworkSpecs& nets) {
   return parse_meta(text, where, &cfg, nets);
 }
@@ -162,7 +168,7 @@ void verify_checkpoint_files(const std::string& ck, const CheckpointMeta& meta) 
 
 namespace {
 
-CheckpointMeta read_meta(const std::string& ck, const Config* cfg, const NetworkSpecs& nets) {
+CheckpointMeta read_meta(const std::string& ck, const CheckpointShape* cfg, const NetworkSpecs& nets) {
   require_directory(ck, "checkpoint");
   const std::string where = (fs::path(ck) / "meta.json").string();
   CheckpointMeta meta = parse_meta(read_text_file(where), where, cfg, nets);
@@ -172,7 +178,7 @@ CheckpointMeta read_meta(const std::string& ck, const Config* cfg, const Network
 
 }  // namespace
 
-CheckpointMeta read_checkpoint_meta(const std::string& ck, const Config& cfg, const NetworkSpecs& nets) {
+CheckpointMeta read_checkpoint_meta(const std::string& ck, const CheckpointShape& cfg, const NetworkSpecs& nets) {
   return read_meta(ck, &cfg, nets);
 }
 

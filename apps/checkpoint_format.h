@@ -36,20 +36,32 @@ struct CheckpointMeta {
   std::map<std::string, FileChecksum> files;  // file name in the checkpoint directory → size, checksum
 };
 
-/// meta.json's text for a checkpoint of `cfg` at `iteration` whose other files are `files`.
-std::string checkpoint_meta_json(const Config& cfg, int iteration, const NetworkSpecs& nets,
+/// What a checkpoint must match to be loaded: the game and the networks' shape (the network set
+/// is matched too, see below).
+struct CheckpointShape {
+  std::string game;
+  int hidden_size = 0;
+  int num_layers = 0;
+  std::string activation;
+};
+/// The shape of a config's checkpoints.
+CheckpointShape checkpoint_shape(const Config& cfg);
+
+/// meta.json's text for a checkpoint of `shape` at `iteration` whose other files are `files`
+/// (memories: whether memories.bin is among them).
+std::string checkpoint_meta_json(const CheckpointShape& shape, bool memories, int iteration, const NetworkSpecs& nets,
                                  const Rng::StateWords& train_rng, const std::map<std::string, FileChecksum>& files);
-/// Parses and checks meta.json's text (`where` names it in errors) against the config and the
+/// Parses and checks meta.json's text (`where` names it in errors) against the shape and the
 /// algorithm's network set (names and widths), and its own checksum. Every problem is an InputError saying what differs;
 /// nothing else is thrown.
-CheckpointMeta parse_checkpoint_meta(const std::string& text, const std::string& where, const Config& cfg,
+CheckpointMeta parse_checkpoint_meta(const std::string& text, const std::string& where, const CheckpointShape& shape,
                                      const NetworkSpecs& nets);
 /// Checks that every file meta.json lists in checkpoint directory `ck` has the recorded size and
 /// checksum (InputError naming the file otherwise).
 void verify_checkpoint_files(const std::string& ck, const CheckpointMeta& meta);
 /// Reads checkpoint directory `ck`'s meta.json, checks it (as parse_checkpoint_meta) and verifies
 /// its files.
-CheckpointMeta read_checkpoint_meta(const std::string& ck, const Config& cfg, const NetworkSpecs& nets);
+CheckpointMeta read_checkpoint_meta(const std::string& ck, const CheckpointShape& shape, const NetworkSpecs& nets);
 /// Reads and verifies checkpoint directory `ck` (meta.json's own checksum, then every file it
 /// lists) without comparing it with a config: before its config.toml is trusted.
 CheckpointMeta verify_checkpoint(const std::string& ck);

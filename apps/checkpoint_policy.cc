@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "apps/algorithms/deep_cfr/evaluation.h"
 #include "apps/deep_cfr.h"
 #include "engine/errors.h"
 #include "engine/files.h"

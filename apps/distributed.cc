@@ -17,12 +17,7 @@
 
 namespace cfr {
 
-TraversalShare traversal_share(int n, int rank, int ranks) {
-  const int k = ranks - 1;
-  const auto lo = static_cast<int>(static_cast<std::int64_t>(n) * (rank - 1) / k);
-  const auto hi = static_cast<int>(static_cast<std::int64_t>(n) * rank / k);
-  return {lo, hi - lo};
-}
+TraversalShare traversal_share(int n, int rank, int ranks) { return share_of(n, rank - 1, ranks - 1); }
 
 bool Distributed::launched_by_mpi() {
   for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"})

@@ -25,10 +25,6 @@
 namespace cfr {
 
 /// Contiguous share of traversal indices of traversal rank `rank` (1..ranks-1): [first, first+count).
-struct TraversalShare {
-  int first = 0;
-  int count = 0;
-};
 TraversalShare traversal_share(int num_traversals, int rank, int ranks);
 
 class Distributed {

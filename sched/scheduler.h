@@ -29,6 +29,20 @@
 
 namespace cfr {
 
+/// A contiguous share of a phase's traversals: [first, first + count).
+struct TraversalShare {
+  int first = 0;
+  int count = 0;
+};
+/// Share `index` of `shares` contiguous, nearly equal shares of n traversals (⌊n·k/shares⌋ to
+/// ⌊n·(k+1)/shares⌋): how a phase is split over threads (parallel shares) and over the traversal
+/// ranks of a distributed run alike.
+inline TraversalShare share_of(int n, int index, int shares) {
+  const auto lo = static_cast<int>(static_cast<std::int64_t>(n) * index / shares);
+  const auto hi = static_cast<int>(static_cast<std::int64_t>(n) * (index + 1) / shares);
+  return {lo, hi - lo};
+}
+
 /// One phase: traversals [0, num_traversals) of (iteration, traverser).
 struct TraversalJob {
   int iteration = 1;

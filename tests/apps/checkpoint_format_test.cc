@@ -32,7 +32,7 @@ std::map<std::string, FileChecksum> two_files() {
 }
 
 std::string meta_with(const std::string& key, const nlohmann::json& value) {
-  auto j = nlohmann::json::parse(checkpoint_meta_json(kuhn_config(), 5, kNets, Rng(1).state(), two_files()));
+  auto j = nlohmann::json::parse(checkpoint_meta_json(checkpoint_shape(kuhn_config()), false, 5, kNets, Rng(1).state(), two_files()));
   if (value.is_discarded()) j.erase(key);
   else j[key] = value;
   return j.dump();
@@ -40,7 +40,7 @@ std::string meta_with(const std::string& key, const nlohmann::json& value) {
 
 std::string refusal(const std::string& text) {
   try {
-    (void)parse_checkpoint_meta(text, "ck/meta.json", kuhn_config(), kNets);
+    (void)parse_checkpoint_meta(text, "ck/meta.json", checkpoint_shape(kuhn_config()), kNets);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -52,7 +52,8 @@ std::string refusal(const std::string& text) {
 TEST_CASE("checkpoint meta.json round-trips and refuses another game, shape, widths or version") {
   const Config c = kuhn_config();
   const auto st = Rng(9).state();
-  const CheckpointMeta m = parse_checkpoint_meta(checkpoint_meta_json(c, 12, kNets, st, two_files()), "m", c, kNets);
+  const CheckpointMeta m = parse_checkpoint_meta(checkpoint_meta_json(checkpoint_shape(c), c.checkpoint.include_memories, 12, kNets, st, two_files()), "m",
+                                                 checkpoint_shape(c), kNets);
   CHECK(m.iteration == 12);
   CHECK(m.train_rng.w[2] == st.w[2]);
   CHECK(m.memories == c.checkpoint.include_memories);

@@ -1,0 +1,66 @@
+#include "apps/algorithms/deep_cfr/evaluation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "engine/best_response.h"
+
+namespace cfr {
+
+namespace {
+
+/// One forward of `net` over every information set of `tree` (inputs in infoset order):
+/// num_infosets × num_distinct_actions outputs.
+std::vector<float> evaluate_infosets(const GameTree& tree, Evaluator& net) {
+  const int W = tree.encoding_width(), A = tree.num_distinct_actions(), n = tree.num_infosets();
+  std::vector<float> in(static_cast<std::size_t>(n * W)), out(static_cast<std::size_t>(n * A));
+  std::vector<ActionMask> legal(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    std::copy_n(tree.infoset_encoding(i), W, in.data() + static_cast<std::size_t>(i * W));
+    legal[static_cast<std::size_t>(i)] = tree.infoset(i).legal;
+  }
+  net.evaluate(in, legal, out);
+  return out;
+}
+
+}  // namespace
+
+TabularPolicy strategy_policy(const GameTree& tree, Evaluator& strategy) {
+  const int A = tree.num_distinct_actions(), n = tree.num_infosets();
+  const std::vector<float> out = evaluate_infosets(tree, strategy);
+  TabularPolicy pol(tree);
+  std::vector<float> probs(static_cast<std::size_t>(A));
+  for (int i = 0; i < n; ++i) {
+    masked_softmax(out.data() + static_cast<std::size_t>(i * A), tree.infoset(i).legal, A, probs.data());
+    double sum = 0;
+    for (int a = 0; a < A; ++a) sum += probs[static_cast<std::size_t>(a)];
+    for (int a = 0; a < A; ++a) pol.row(i)[static_cast<std::size_t>(a)] = probs[static_cast<std::size_t>(a)] / sum;
+  }
+  return pol;
+}
+
+double advantage_fit_l1(const GameTree& tree, Evaluator& advantage, const ReservoirMemory& memory, int player,
+                        bool linear, RmFallback fallback, double rm_epsilon) {
+  const int A = tree.num_distinct_actions(), n = tree.num_infosets();
+  std::vector<double> weights;
+  const std::vector<double> sums = sample_sums(tree, memory, linear, &weights);
+  const std::vector<float> out = evaluate_infosets(tree, advantage);
+  std::vector<float> mean(static_cast<std::size_t>(A)), p_net(static_cast<std::size_t>(A)), p_mean(static_cast<std::size_t>(A));
+  double total = 0;
+  int counted = 0;
+  for (int i = 0; i < n; ++i) {
+    const double w = weights[static_cast<std::size_t>(i)];
+    if (tree.infoset(i).player != player || w <= 0) continue;
+    const ActionMask legal = tree.infoset(i).legal;
+    for (int a = 0; a < A; ++a) mean[static_cast<std::size_t>(a)] = static_cast<float>(sums[static_cast<std::size_t>(i * A + a)] / w);
+    regret_matching(out.data() + static_cast<std::size_t>(i * A), legal, A, fallback, rm_epsilon, p_net.data());
+    regret_matching(mean.data(), legal, A, fallback, rm_epsilon, p_mean.data());
+    for (int a = 0; a < A; ++a) total += std::abs(p_net[static_cast<std::size_t>(a)] - p_mean[static_cast<std::size_t>(a)]);
+    ++counted;
+  }
+  return counted ? total / counted : 0.0;
+}
+
+
+}  // namespace cfr

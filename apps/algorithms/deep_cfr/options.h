@@ -1,0 +1,68 @@
+#pragma once
+// The typed options of a Deep CFR run: what the trainer reads, built from a config by the driver
+// (apps/deep_cfr.cc, deep_cfr_options). Choices are enums here; the strings of the config are
+// compared once, where they are parsed.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "apps/checkpoint_format.h"
+#include "engine/lost_cities.h"
+#include "engine/traversal.h"
+#include "nets/networks.h"
+#include "sched/sample_pipe.h"
+#include "sched/scheduler.h"
+
+namespace cfr {
+
+enum class UpdateOrder {
+  kSimultaneous,  // both players' phases use the nets of the iteration's start (the reference)
+  kAlternating,   // advantage net 0 trains and is published before player 1's phase (Algorithm 1)
+};
+enum class NonfinitePolicy { kSkip, kStop };
+
+struct DeepCfrOptions {
+  // The run.
+  std::uint64_t seed = 79;
+  int max_iterations = 100;
+  double max_minutes = 0;  // 0 = no limit
+  int torch_threads = 1;
+  std::string experiment_name;
+  CheckpointShape shape;  // the game's name and the networks' shape, as checkpoints record them
+  NetworkConfig network;
+  // Traversals.
+  int traversals_per_player = 280;
+  TraversalOptions traversal;
+  UpdateOrder update_order = UpdateOrder::kSimultaneous;
+  std::string scheduler = "interleaved";  // a registered scheduler
+  SchedulerConfig scheduler_config;
+  int parallel_shares = 1;
+  // Training.
+  TrainConfig advantage_training;
+  TrainConfig strategy_training;
+  int learning_rate_decay_iterations = 0;  // 0 = constant; else lr / sqrt(1 + (t - 1) / this)
+  bool reinitialize_advantage = false;
+  bool linear_weighting = true;  // samples weighted by t / T (LCFR), else uniformly
+  NonfinitePolicy nonfinite = NonfinitePolicy::kSkip;
+  // Memories.
+  std::int64_t advantage_capacity = 2'000'000;
+  std::int64_t strategy_capacity = 2'000'000;
+  SamplePipeOptions pipe;
+  bool check_ram = true;
+  bool merge_duplicates = false;
+  // Evaluation (Lost Cities: matches against bots under `rules`; enumerable games: exact).
+  int eval_every = 5;  // 0 = only at the last iteration
+  int eval_games = 100;
+  std::vector<std::string> eval_opponents;
+  int eval_max_steps = 10000;
+  lc::Rules rules;
+  // Checkpoints and distributed runs.
+  int save_every = 50;
+  bool include_memories = false;
+  double distributed_timeout_seconds = 300;
+  // Fault injection for the tests of the non-finite policy (0 = off).
+  int nonfinite_target_iteration = 0;
+  int nonfinite_weights_iteration = 0;
+};
+
+}  // namespace cfr

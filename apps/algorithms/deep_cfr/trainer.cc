@@ -1,0 +1,630 @@
+#include "apps/algorithms/deep_cfr/trainer.h"
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "apps/algorithms/deep_cfr/evaluation.h"
+#include "apps/algorithms/deep_cfr/networks.h"
+#include "apps/algorithms/deep_cfr/phase_shares.h"
+#include "apps/algorithms/deep_cfr/run_files.h"
+#include "apps/checkpoint_format.h"
+#include "apps/checkpoint_policy.h"
+#include "apps/distributed.h"
+#include "engine/best_response.h"
+#include "engine/checksum.h"
+#include "engine/files.h"
+#include "engine/games.h"
+#include "engine/match.h"
+#include "engine/reservoir.h"
+#include "engine/resources.h"
+#include "sched/sample_pipe.h"
+
+namespace cfr {
+
+namespace fs = std::filesystem;
+
+void check_memories_fit(const DeepCfrOptions& o, int W, int A, const std::string& where) {
+  if (!o.check_ram) return;
+  // With merge_duplicates each memory has a view keeping a few bytes per slot (its rows, a copy
+  // per distinct input, are what merging is for: few where it pays; see the run's warning).
+  const double per = static_cast<double>(ReservoirMemory::bytes_per_sample(W, A) +
+                                         (o.merge_duplicates ? MergedSamples::kBytesPerSlot : 0));
+  const double need = per * (2.0 * static_cast<double>(o.advantage_capacity) + static_cast<double>(o.strategy_capacity));
+  const MemoryLimit limit = memory_limit();
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  if (limit.bytes > 0 && need > 0.9 * limit.bytes)
+    throw InputError(fmt::format(
+        "{}: memory: advantage_capacity = {} and strategy_capacity = {} need {:.1f} GiB when full (2 × {} + {} samples × {} "
+        "bytes of {} → {} floats), more than 90% of the {:.1f} GiB this process may use ({}); lower the capacities (or "
+        "set memory.check_ram = false)",
+        where, o.advantage_capacity, o.strategy_capacity, need / kGiB, o.advantage_capacity, o.strategy_capacity,
+        static_cast<std::int64_t>(per), W, A, limit.bytes / kGiB, limit.source));
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+/// Inserts a buffer's samples whose input and target are finite; returns how many were dropped.
+/// With `poison_first` the first sample's target gets a NaN first (fault injection).
+std::int64_t insert_finite(ReservoirMemory& mem, const SampleBuffer& b, bool poison_first) {
+  std::int64_t dropped = 0;
+  const int in_w = mem.input_width(), out_w = mem.target_width();
+  std::vector<float> poisoned;
+  for (int i = 0; i < b.size(); ++i) {
+    const float* input = b.input(i);
+    const float* target = b.target(i);
+    if (poison_first && i == 0) {
+      poisoned.assign(target, target + out_w);
+      poisoned[0] = std::nanf("");
+      target = poisoned.data();
+    }
+    bool finite = true;
+    for (int k = 0; k < in_w && finite; ++k) finite = std::isfinite(input[k]);
+    for (int k = 0; k < out_w && finite; ++k) finite = std::isfinite(target[k]);
+    if (!finite) {
+      ++dropped;
+      continue;
+    }
+    mem.insert(input, target, b.masks[static_cast<std::size_t>(i)], b.iterations[static_cast<std::size_t>(i)]);
+  }
+  return dropped;
+}
+
+/// The learner's own state: memories, the trainer thread and the run directory's files.
+struct LearnerState {
+  LearnerState(const DeepCfrOptions& o, int W, int A)
+      : adv0(o.advantage_capacity, W, A, derive_seed(o.seed, kAdvantageMemoryStream, 0)),
+        adv1(o.advantage_capacity, W, A, derive_seed(o.seed, kAdvantageMemoryStream, 1)),
+        strat(o.strategy_capacity, W, A, derive_seed(o.seed, kStrategyMemoryStream)),
+        train_rng(derive_seed(o.seed, kTrainerStream)) {}
+  ReservoirMemory& advantage(int p) { return p == 0 ? adv0 : adv1; }
+
+  ReservoirMemory adv0, adv1, strat;
+  // memory.merge_duplicates: each training draws from its memory's samples merged per input
+  // (MergedSamples, rebuilt from the memory's content first), whose weight column already holds
+  // each row's total weight under the run's weighting.
+  std::array<MergedSamples, kNumNets> merged;
+  bool warned_distinct = false;
+  Rng train_rng;
+  std::optional<MetricsFile> metrics;  // opened by train(): the driver prepares the run directory first
+  std::ofstream log;
+  int latest_checkpoint = 0;
+  Clock::time_point started = Clock::now();
+  int first = 1;
+};
+
+/// What one iteration gathers on its way (its metrics line, digests, training results).
+struct IterationState {
+  int it = 0;
+  Clock::time_point started;
+  nlohmann::json m;
+  SampleDigest digest_adv, digest_strat;  // per stream: independent of how blocks are cut
+  std::int64_t nodes = 0;
+  double traversal_s = 0, train_s = 0, adv0_train_s = 0, strat_train_s = 0;
+  BatchStats batch;
+  std::array<TrainStats, kNumNets> ts;
+  // Each network's batches come from its own stream, drawn from the checkpointed trainer RNG
+  // at the start of the iteration: results do not depend on which thread trains what.
+  std::array<Rng, kNumNets> net_rng;
+  std::array<std::int64_t, kNumNets> dropped{};  // samples with non-finite values, per memory
+  bool poisoned = false;
+  bool trainer_busy = false;  // a training job runs on the trainer thread
+  std::string eval_text, fault_report;
+  bool weights_bad = false;
+};
+
+/// A stop request seen during a step: the iteration is abandoned where it is.
+struct Interrupted {
+  const char* step;
+};
+
+template <class G>
+class DeepCfrTrainer final : public Trainer {
+ public:
+  DeepCfrTrainer(const DeepCfrOptions& o, const TrainerIo& io, const G& game)
+      : o_(o), io_(io), game_(game), W_(game.input_width()), A_(game.num_actions()),
+        nets_(deep_cfr_networks(W_, A_), network_for_this_process(), o.seed),
+        scheduler_(make_scheduler(o.scheduler, o.scheduler_config)) {
+    configure_torch_threads(o.torch_threads);
+    adv_train_ = o.advantage_training;
+    strat_train_ = o.strategy_training;
+    adv_train_.stop = strat_train_.stop = io.stop;  // seen between training steps too
+    if (learner()) {
+      learner_.emplace(o, W_, A_);
+      // A distributed learner does not traverse: its share count stays 1.
+      shares_.emplace(io.dist != nullptr ? 1 : o.parallel_shares, o.traversals_per_player, nets_, *scheduler_,
+                      [this] { return make_scheduler(o_.scheduler, o_.scheduler_config); },
+                      [this](int it, int p, TraversalShare s) { return phase_job(it, p, s); });
+      if constexpr (!std::is_same_v<G, LostCitiesTraversalGame>) tree_.emplace(build_game_tree(o.shape.game));
+    }
+  }
+
+  int restore(const std::string& ck) override {
+    CFR_CHECK(learner_.has_value(), "restore on a traversal rank");
+    auto& L = *learner_;
+    const CheckpointMeta meta = read_checkpoint_meta(ck, o_.shape, nets_.specs());
+    nets_.load((fs::path(ck) / "nets.pt").string());
+    L.train_rng.set_state(meta.train_rng);
+    if (meta.memories) {
+      const std::string mw = (fs::path(ck) / "memories.bin").string();
+      std::ifstream in(mw, std::ios::binary);
+      if (!in) throw InputError(fmt::format("{}: cannot open", mw));
+      read_checkpoint_memories(in, mw, L.adv0, L.adv1, L.strat);
+    }
+    L.latest_checkpoint = meta.iteration;
+    return meta.iteration;
+  }
+
+  int train(int first, nlohmann::json first_metrics, const std::string& note) override {
+    auto& L = *learner_;
+    L.metrics.emplace(io_.run_dir + "/metrics.jsonl");
+    L.log.open(io_.run_dir + "/log.txt", std::ios::app);
+    say(fmt::format("cfr-run: {} on {} — {} iterations × {} traversals per player; networks {}×{} ({} parameters each); "
+                    "scheduler {} (window {}); run dir {}",
+                    o_.experiment_name, o_.shape.game, o_.max_iterations, o_.traversals_per_player, o_.network.num_layers,
+                    o_.network.hidden_size, nets_.parameters(0), o_.scheduler, o_.scheduler_config.window, io_.run_dir));
+    if (!note.empty()) say(note);
+    L.first = first;
+    L.latest_checkpoint = first - 1;
+    L.started = Clock::now();
+    int done = first - 1;
+    for (int it = first; it <= o_.max_iterations; ++it) {
+      if (io_.stop && io_.stop->load()) {
+        say(fmt::format("cfr-run: stopped before iteration {}; the last checkpoint is iteration {}", it, L.latest_checkpoint));
+        break;
+      }
+      if (o_.max_minutes > 0 && since(L.started) > o_.max_minutes * 60) {
+        say(fmt::format("cfr-run: run.max_minutes = {} reached", o_.max_minutes));
+        break;
+      }
+      try {
+        begin_iteration(it, std::exchange(first_metrics, nullptr));
+        for (int p = 0; p < 2; ++p) traversal_phase(p);
+        train_networks();
+        publish();
+        collect_numeric_faults();
+        evaluate();
+        write_metrics();
+        check_numeric_faults();
+        write_checkpoint();
+        print_iteration();
+        done = it;
+      } catch (const Interrupted& i) {
+        say(fmt::format("cfr-run: interrupted during iteration {}'s {}; the last checkpoint is iteration {}", it, i.step,
+                        L.latest_checkpoint));
+        wait_for_trainer();
+        break;
+      } catch (...) {
+        wait_for_trainer();  // its job reads this iteration's state
+        throw;
+      }
+    }
+    if (io_.dist != nullptr) io_.dist->broadcast(std::int64_t{0});  // the traversal ranks stop
+    return done;
+  }
+
+  int serve_learner() override {
+    Distributed& dist = *io_.dist;
+    int iterations = 0;
+    std::vector<float> weights;
+    while (dist.broadcast(std::int64_t{0}) != 0) {
+      const int it = static_cast<int>(dist.broadcast(std::int64_t{0}));
+      receive_weights(weights);
+      for (int p = 0; p < 2; ++p) {
+        if (p == 1 && o_.update_order == UpdateOrder::kAlternating) receive_weights(weights);
+        const TraversalShare share = traversal_share(o_.traversals_per_player, dist.rank(), dist.size());
+        SamplePipe pipe(W_, A_, o_.pipe, [&](const SampleBlock& b) { dist.send_block(b, share.first); });
+        const RunStats st = scheduler_->run(phase_job(it, p, share), nets_.evaluators(), pipe, nullptr);
+        pipe.flush();
+        dist.send_phase_end(st);
+      }
+      ++iterations;
+    }
+    return iterations;
+  }
+
+  ~DeepCfrTrainer() override { wait_for_trainer(); }
+
+ private:
+  bool learner() const { return io_.dist == nullptr || io_.dist->learner(); }
+
+  /// With run.device = "cuda", each rank of a host takes its own GPU: its local rank modulo the
+  /// host's GPUs (the learner, local rank 0 on its host, takes GPU 0).
+  NetworkConfig network_for_this_process() const {
+    NetworkConfig n = o_.network;
+    if (io_.dist != nullptr && !io_.dist->learner())
+      for (const char* var : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+        if (const char* v = std::getenv(var)) {
+          n.device_index = std::atoi(v);
+          break;
+        }
+    return n;
+  }
+
+  TraversalJob phase_job(int it, int player, TraversalShare share) const {
+    return {.iteration = it, .traverser = player, .num_traversals = share.count, .first_index = share.first, .seed = o_.seed,
+            .input_width = W_, .output_width = A_,
+            .start = [this](TraversalContext& ctx) { return traverse(ctx, game_, o_.traversal); }};
+  }
+
+  void say(const std::string& line) {
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+    learner_->log << line << "\n";
+    learner_->log.flush();
+  }
+
+  // --- the distributed protocol: one home for both sides ------------------------------------
+  /// Learner: the iteration, then the published weights, to every traversal rank.
+  void announce_iteration() {
+    io_.dist->broadcast(std::int64_t{1});
+    io_.dist->broadcast(std::int64_t{iter_.it});
+    share_weights();
+    iter_.m["ranks"] = io_.dist->size();
+  }
+  void share_weights() {
+    std::vector<float> weights = nets_.published_weights();
+    io_.dist->broadcast(weights);
+  }
+  void receive_weights(std::vector<float>& weights) {
+    io_.dist->broadcast(weights);
+    nets_.set_published_weights(weights);
+  }
+
+  // --- the steps of an iteration --------------------------------------------------------------
+  void begin_iteration(int it, nlohmann::json extra) {
+    auto& L = *learner_;
+    iter_ = IterationState{};
+    iter_.it = it;
+    iter_.started = Clock::now();
+    iter_.m = {{"iteration", it}};
+    if (!extra.is_null()) iter_.m.update(extra);
+    iter_.net_rng = {Rng(L.train_rng()), Rng(L.train_rng()), Rng(L.train_rng())};
+    if (o_.learning_rate_decay_iterations > 0) {
+      const double lr = o_.advantage_training.learning_rate /
+                        std::sqrt(1.0 + (it - 1) / static_cast<double>(o_.learning_rate_decay_iterations));
+      adv_train_.learning_rate = strat_train_.learning_rate = lr;
+      iter_.m["learning_rate"] = lr;
+    }
+    if (it == o_.nonfinite_weights_iteration) nets_.inject_nonfinite_weights(advantage_net(0));
+    if (io_.dist != nullptr) announce_iteration();
+  }
+
+  /// Player p's traversal phase: local shares, or the traversal ranks' samples in rank order.
+  /// Before player 1's: with alternating updates advantage net 0 trains and is published first;
+  /// with simultaneous updates on one traversal thread it trains on the trainer thread meanwhile
+  /// (traversals read only the published snapshots; player 1's phase never touches memory 0).
+  void traversal_phase(int p) {
+    auto& L = *learner_;
+    if (p == 1 && o_.update_order == UpdateOrder::kAlternating) {
+      iter_.adv0_train_s = train_advantage(0);
+      nets_.publish(advantage_net(0));
+      if (io_.dist != nullptr) share_weights();
+    } else if (p == 1 && adv0_during_phase1()) {
+      trainer_.submit([this] { iter_.adv0_train_s = train_advantage(0); });
+      iter_.trainer_busy = true;
+    }
+    const auto t_phase = Clock::now();
+    auto last_print = Clock::now();
+    auto consume = [&](const SampleBlock& b) {
+      iter_.digest_adv.add(b.advantage);
+      iter_.digest_strat.add(b.strategy);
+      const bool poison = iter_.it == o_.nonfinite_target_iteration && p == 0 && !iter_.poisoned && b.advantage.size() > 0;
+      iter_.poisoned = iter_.poisoned || poison;
+      iter_.dropped[static_cast<std::size_t>(p)] += insert_finite(L.advantage(p), b.advantage, poison);
+      iter_.dropped[kStrategyNet] += insert_finite(L.strat, b.strategy, false);
+      if (io_.progress && since(last_print) > 0.25) {  // a live line on a terminal (consumer thread)
+        last_print = Clock::now();
+        const int n = b.last_traversal + 1, total = o_.traversals_per_player;
+        const double rate = n / std::max(1e-9, since(t_phase));
+        std::fprintf(stderr, "\r  iteration %d/%d  player %d  [%-30s] %d/%d traversals  %.0f/s  phase ETA %.0fs   ", iter_.it,
+                     o_.max_iterations, p, std::string(static_cast<std::size_t>(30 * n / total), '#').c_str(), n, total,
+                     rate, (total - n) / std::max(rate, 1e-9));
+      }
+    };
+    RunStats st;
+    if (io_.dist != nullptr) {
+      st = io_.dist->receive_phase(W_, A_, consume, o_.distributed_timeout_seconds,
+                                   fmt::format("iteration {}, player {}", iter_.it, p));
+    } else {
+      SamplePipe pipe(W_, A_, o_.pipe, consume);
+      st = shares_->run(iter_.it, p, pipe, io_.stop);
+      pipe.flush();
+    }
+    if (io_.progress) std::fprintf(stderr, "\r%100s\r", "");
+    const double s = since(t_phase);
+    iter_.traversal_s += s;
+    iter_.nodes += st.nodes;
+    iter_.batch.merge(st.batch);
+    iter_.m[fmt::format("traversal_seconds_p{}", p)] = s;
+    if (st.stopped) throw Interrupted{"traversals"};
+  }
+
+  bool adv0_during_phase1() const { return o_.update_order == UpdateOrder::kSimultaneous && shares_->count() == 1; }
+
+  BatchSource& batches(ReservoirMemory& mem, MergedSamples& view) const {
+    if (!o_.merge_duplicates) return mem;
+    view.rebuild(mem, o_.linear_weighting);
+    return view;
+  }
+  TrainConfig merged_config(TrainConfig c) const {
+    if (o_.merge_duplicates) c.linear_weighting = true;
+    return c;
+  }
+  double train_advantage(int q) {
+    auto& L = *learner_;
+    const auto t = Clock::now();
+    const int net = advantage_net(q);
+    if (o_.reinitialize_advantage) nets_.reinitialize(net, iter_.it);
+    iter_.ts[static_cast<std::size_t>(net)] =
+        nets_.train(net, batches(L.advantage(q), L.merged[static_cast<std::size_t>(net)]), iter_.it,
+                    merged_config(adv_train_), iter_.net_rng[static_cast<std::size_t>(net)]);
+    return since(t);
+  }
+  void wait_for_trainer() {
+    if (!iter_.trainer_busy) return;
+    iter_.trainer_busy = false;
+    try {
+      trainer_.wait();
+    } catch (...) {  // already unwinding or interrupted: the first error is the one reported
+    }
+  }
+
+  /// Advantage net 1 (here) and the strategy net (trainer thread) train side by side; with
+  /// parallel shares and simultaneous updates advantage net 0 trains first on the trainer thread.
+  void train_networks() {
+    auto& L = *learner_;
+    const auto t_train = Clock::now();
+    if (iter_.trainer_busy) {
+      iter_.trainer_busy = false;
+      trainer_.wait();
+    }
+    const double adv0_wait_s = since(t_train);  // what remained of adv 0's training after the phase
+    trainer_.submit([this, &L] {
+      if (o_.update_order == UpdateOrder::kSimultaneous && !adv0_during_phase1()) iter_.adv0_train_s = train_advantage(0);
+      const auto t_strat = Clock::now();
+      iter_.ts[kStrategyNet] = nets_.train(kStrategyNet, batches(L.strat, L.merged[kStrategyNet]), iter_.it,
+                                           merged_config(strat_train_), iter_.net_rng[kStrategyNet]);
+      iter_.strat_train_s = since(t_strat);
+    });
+    iter_.trainer_busy = true;
+    const double adv1_s = train_advantage(1);
+    iter_.trainer_busy = false;
+    trainer_.wait();
+    for (const auto& t : iter_.ts)
+      if (t.stopped) throw Interrupted{"training"};
+    iter_.train_s = since(t_train);
+    auto& m = iter_.m;
+    m["train_seconds_advantage"] = {iter_.adv0_train_s, adv1_s};
+    m["train_seconds_strategy"] = iter_.strat_train_s;
+    m["train_seconds_adv0_after_phase"] = adv0_wait_s;
+    if (o_.merge_duplicates) {  // rows at each view's last rebuild, against its memory's samples
+      const std::array<std::int64_t, 3> sizes{L.adv0.size(), L.adv1.size(), L.strat.size()};
+      m["merged_rows"] = {L.merged[0].rows(), L.merged[1].rows(), L.merged[2].rows()};
+      for (std::size_t q = 0; q < 3 && !L.warned_distinct; ++q)
+        if (sizes[q] >= 10000 && 2 * L.merged[q].rows() > sizes[q]) {
+          L.warned_distinct = true;
+          say(fmt::format("cfr-run: warning: memory.merge_duplicates: {} of the {} samples of memory {} have distinct inputs: "
+                          "merging gains little here and keeps a copy of each input (it pays where inputs repeat, as in "
+                          "Kuhn and Leduc)", L.merged[q].rows(), sizes[q], q));
+        }
+    }
+  }
+
+  void publish() { nets_.publish(); }
+
+  /// Kuhn/Leduc: exact exploitability (and the fit diagnostics); Lost Cities: batched matches
+  /// against the configured bots (one forward per round of the games' pending decisions).
+  void evaluate() {
+    auto& L = *learner_;
+    const int it = iter_.it;
+    if (!((o_.eval_every > 0 && it % o_.eval_every == 0) || it == o_.max_iterations)) return;
+    const auto t_eval = Clock::now();
+    auto& m = iter_.m;
+    if (tree_) {
+      const TabularPolicy pol = strategy_policy(*tree_, nets_.evaluator(kStrategyNet));
+      const auto r = exploitability(pol);
+      write_policy_file(io_.run_dir + "/policy.json", pol);
+      m["nash_conv"] = r.nash_conv;
+      m["exploitability"] = r.exploitability;
+      // What a perfect fit of the strategy net would score: the t-weighted average of the
+      // strategy memory's samples (the gap between the two is the net's fitting error).
+      const double mem_x = exploitability(sample_average_policy(*tree_, L.strat, o_.linear_weighting)).exploitability;
+      m["exploitability_memory_average"] = mem_x;
+      const auto& to = o_.traversal;
+      m["advantage_fit_l1"] = {
+          advantage_fit_l1(*tree_, nets_.evaluator(advantage_net(0)), L.adv0, 0, o_.linear_weighting, to.fallback, to.rm_epsilon),
+          advantage_fit_l1(*tree_, nets_.evaluator(advantage_net(1)), L.adv1, 1, o_.linear_weighting, to.fallback, to.rm_epsilon)};
+      iter_.eval_text = fmt::format("  exploitability {:.4f} ({:.0f} mA/g; memory average {:.4f})", r.exploitability,
+                                    1e3 * r.exploitability, mem_x);
+    } else if constexpr (std::is_same_v<G, LostCitiesTraversalGame>) {
+      auto me = make_strategy_batch_bot(nets_.evaluator(kStrategyNet), game_);
+      nlohmann::json ev = nlohmann::json::object();
+      for (const auto& name : o_.eval_opponents) {
+        auto bot = lc::make_bot(name, o_.rules);
+        const auto r = lc::run_match_batched(
+            *me, *bot,
+            {.games = o_.eval_games, .seed = derive_seed(o_.seed, kEvaluationStream, static_cast<std::uint64_t>(it)),
+             .max_steps = o_.eval_max_steps, .rules = o_.rules, .stop = io_.stop});
+        if (r.stopped) throw Interrupted{"evaluation"};
+        ev[name] = nlohmann::json::parse(lc::report_json(r));
+        iter_.eval_text += fmt::format("  vs {} {:.2f} ({:+.1f})", name, r.win_rate(), r.avg_diff());
+      }
+      m["evaluation"] = ev;
+    }
+    m["eval_seconds"] = since(t_eval);
+  }
+
+  void write_metrics() {
+    auto& L = *learner_;
+    auto& m = iter_.m;
+    const auto& ts = iter_.ts;
+    {  // the training's own compute vs. the rest
+      double sample = 0, fb = 0, step = 0, total = 0;
+      for (const auto& t : ts) {
+        sample += t.sample_seconds;
+        fb += t.forward_backward_seconds;
+        step += t.step_seconds;
+        total += t.seconds;
+      }
+      m["train_breakdown"] = {{"sample_seconds", sample}, {"forward_backward_seconds", fb}, {"step_seconds", step},
+                              {"total_seconds", total}};
+    }
+    m["traversal_seconds"] = iter_.traversal_s;
+    m["train_seconds"] = iter_.train_s;
+    m["nodes"] = iter_.nodes;
+    m["nodes_per_second"] = iter_.traversal_s > 0 ? iter_.nodes / iter_.traversal_s : 0.0;
+    m["batch_mean"] = iter_.batch.mean_batch();
+    m["forwards"] = iter_.batch.forwards;
+    m["sample_digest"] = fmt::format("{:016x}", digest());
+    m["loss_advantage"] = {ts[0].mean_loss, ts[1].mean_loss};
+    m["loss_strategy"] = ts[2].mean_loss;
+    m["grad_norm"] = {ts[0].mean_grad_norm, ts[1].mean_grad_norm, ts[2].mean_grad_norm};
+    m["clipped_steps"] = {ts[0].clipped_steps, ts[1].clipped_steps, ts[2].clipped_steps};
+    m["skipped_nonfinite_steps"] = ts[0].skipped_nonfinite + ts[1].skipped_nonfinite + ts[2].skipped_nonfinite;
+    m["memory_size"] = {L.adv0.size(), L.adv1.size(), L.strat.size()};
+    m["memory_bytes"] = L.adv0.bytes() + L.adv1.bytes() + L.strat.bytes();
+    m["iteration_seconds"] = since(iter_.started);
+    m["rss_bytes"] = resident_bytes();
+    L.metrics->append(m.dump() + "\n");
+  }
+
+  /// Non-finite values (deep-cfr.md "Numeric faults"), per network with counts, before the
+  /// evaluation's own forwards.
+  void collect_numeric_faults() {
+    const auto& ts = iter_.ts;
+    nlohmann::json nf = nlohmann::json::object();
+    static constexpr const char* kNames[kNumNets] = {"advantage net 0", "advantage net 1", "strategy net"};
+    for (int n = 0; n < kNumNets; ++n) {
+      const auto k = static_cast<std::size_t>(n);
+      const std::int64_t outs = nets_.take_nonfinite_outputs(n), steps = ts[k].skipped_nonfinite, samples = iter_.dropped[k];
+      const bool weights_ok = nets_.weights_finite(n);
+      iter_.weights_bad = iter_.weights_bad || !weights_ok;
+      nf[fmt::format("net{}", n)] = {{"outputs", outs}, {"samples_dropped", samples}, {"steps_skipped", steps},
+                                     {"weights_finite", weights_ok}};
+      if (outs || steps || samples || !weights_ok)
+        iter_.fault_report += fmt::format("{}{}: {} non-finite output value(s) replaced by 0, {} sample(s) with non-finite "
+                                          "targets dropped, {} training step(s) with a non-finite loss skipped{}",
+                                          iter_.fault_report.empty() ? "" : "; ", kNames[n], outs, samples, steps,
+                                          weights_ok ? "" : ", weights are not finite");
+    }
+    iter_.m["nonfinite"] = nf;
+  }
+
+  std::uint64_t digest() const {
+    SampleDigest d = iter_.digest_adv;
+    d.add(iter_.digest_strat.value());
+    return d.value();
+  }
+
+  /// The policy decides whether the run goes on; non-finite weights always stop it (before the
+  /// iteration is checkpointed).
+  void check_numeric_faults() {
+    if (iter_.fault_report.empty()) return;
+    say(fmt::format("cfr-run: iteration {}: {}", iter_.it, iter_.fault_report));
+    if (iter_.weights_bad || o_.nonfinite == NonfinitePolicy::kStop)
+      throw NumericError(fmt::format(
+          "iteration {}: {}; {}; the last checkpoint is iteration {} (resume with --resume {})", iter_.it, iter_.fault_report,
+          iter_.weights_bad ? "non-finite weights cannot be skipped" : "optimization.nonfinite_policy = 'stop'",
+          learner_->latest_checkpoint, io_.run_dir));
+  }
+
+  /// Written as a temporary directory and renamed, then `latest` replaced; the files' checksums
+  /// (read back from disk) go into meta.json. The previous latest is kept only on save_every
+  /// boundaries.
+  void write_checkpoint() {
+    auto& L = *learner_;
+    const int iteration = iter_.it;
+    const fs::path dir = fs::path(io_.run_dir) / "checkpoints";
+    fs::create_directories(dir);
+    const fs::path tmp = dir / (".tmp-" + checkpoint_dir_name(iteration));
+    fs::remove_all(tmp);
+    fs::create_directories(tmp);
+    std::vector<std::string> names = {"nets.pt", "config.toml"};
+    nets_.save((tmp / "nets.pt").string());
+    write_file_atomic((tmp / "config.toml").string(), io_.config_toml);
+    if (o_.include_memories) {
+      std::ofstream out(tmp / "memories.bin", std::ios::binary | std::ios::trunc);
+      L.adv0.save(out);
+      L.adv1.save(out);
+      L.strat.save(out);
+      out.close();
+      if (!out) throw InputError(fmt::format("{}: cannot write memories", (tmp / "memories.bin").string()));
+      names.push_back("memories.bin");
+    }
+    std::map<std::string, FileChecksum> files;
+    for (const auto& name : names) files[name] = file_checksum((tmp / name).string());
+    write_file_atomic((tmp / "meta.json").string(),
+                      checkpoint_meta_json(o_.shape, o_.include_memories, iteration, nets_.specs(), L.train_rng.state(), files));
+    const fs::path final_dir = dir / checkpoint_dir_name(iteration);
+    fs::remove_all(final_dir);
+    fs::rename(tmp, final_dir);
+    write_file_atomic((dir / "latest").string(), checkpoint_dir_name(iteration) + "\n");
+    const int previous = L.latest_checkpoint;
+    if (previous > 0 && previous != iteration && (o_.save_every <= 0 || previous % o_.save_every != 0))
+      fs::remove_all(dir / checkpoint_dir_name(previous));
+    L.latest_checkpoint = iteration;
+  }
+
+  void print_iteration() {
+    auto& L = *learner_;
+    const int it = iter_.it;
+    const double elapsed = since(L.started);
+    const int left = o_.max_iterations - it, ran = it - L.first + 1;
+    const auto& ts = iter_.ts;
+    say(fmt::format("iter {:>4}/{}  traversal {:.1f}s ({:.0f} nodes/s, batch {:.1f})  train {:.1f}s  loss adv {:.3g}/{:.3g} strat {:.3g}  digest {:016x}{}  ETA {:.0f}s",
+                    it, o_.max_iterations, iter_.traversal_s, iter_.traversal_s > 0 ? iter_.nodes / iter_.traversal_s : 0.0,
+                    iter_.batch.mean_batch(), iter_.train_s, ts[0].mean_loss, ts[1].mean_loss, ts[2].mean_loss, digest(),
+                    iter_.eval_text,
+                    o_.max_minutes > 0 ? std::min(elapsed / ran * left, std::max(0.0, o_.max_minutes * 60 - elapsed))
+                                       : elapsed / ran * left));
+  }
+
+  const DeepCfrOptions o_;
+  const TrainerIo io_;
+  const G& game_;
+  const int W_, A_;
+  NetworkSet nets_;
+  std::unique_ptr<Scheduler> scheduler_;
+  TrainConfig adv_train_, strat_train_;
+  std::optional<LearnerState> learner_;   // the learner's only
+  std::optional<PhaseShares> shares_;     // the learner's only
+  std::optional<GameTree> tree_;          // enumerable games (exact evaluation)
+  IterationState iter_;
+  WorkerThread trainer_;  // last: joined first, while what its jobs read still exists
+};
+
+template <class G>
+std::unique_ptr<Trainer> make(const DeepCfrOptions& o, const TrainerIo& io, const G& game) {
+  return std::make_unique<DeepCfrTrainer<G>>(o, io, game);
+}
+
+}  // namespace
+
+std::unique_ptr<Trainer> make_deep_cfr_trainer(const DeepCfrOptions& o, const TrainerIo& io, const LostCitiesTraversalGame& g) {
+  return make(o, io, g);
+}
+std::unique_ptr<Trainer> make_deep_cfr_trainer(const DeepCfrOptions& o, const TrainerIo& io,
+                                               const SmallTraversalGame<kuhn::State>& g) {
+  return make(o, io, g);
+}
+std::unique_ptr<Trainer> make_deep_cfr_trainer(const DeepCfrOptions& o, const TrainerIo& io,
+                                               const SmallTraversalGame<leduc::State>& g) {
+  return make(o, io, g);
+}
+
+}  // namespace cfr
