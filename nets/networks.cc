@@ -17,6 +17,7 @@
 #include <cstdlib>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/errors.h"
 
@@ -383,41 +384,69 @@ void NetworkSet::save(const std::string& path) const {
 }
 
 void NetworkSet::load(const std::string& path) {
+  // Everything is read into new modules and optimisers first and checked against this set's
+  // shapes, and only then swapped in: LibTorch's Module::load replaces a parameter with the
+  // file's tensor whatever its shape, so reading straight into the training nets would leave
+  // them in the file's shape (and half loaded) when the file holds other networks.
+  auto& im = *impl_;
+  const std::size_t count = specs_.size();
+  std::vector<Mlp> train(count, Mlp(nullptr)), ema(count, Mlp(nullptr));
+  std::vector<std::unique_ptr<torch::optim::AdamW>> optim(count);
+  std::vector<std::int64_t> ema_steps(count, 0);
+  auto check_shapes = [&](const Mlp& read, std::size_t k, const char* what) {
+    const auto got = read->named_parameters();
+    for (const auto& p : im.train[k]->named_parameters()) {
+      const torch::Tensor* g = got.find(p.key());
+      if (g == nullptr || g->sizes() != p.value().sizes())
+        throw InputError(fmt::format("{}: {} '{}': parameter '{}' has shape {}, this set's ({}×{} MLP, {} → {}) needs {}", path,
+                                     what, specs_[k].name, p.key(), g ? fmt::format("{}", fmt::join(g->sizes(), "×")) : "(none)",
+                                     im.cfg.num_layers, im.cfg.hidden_size, specs_[k].input_width, specs_[k].output_width,
+                                     fmt::join(p.value().sizes(), "×")));
+    }
+  };
   try {
     torch::serialize::InputArchive root;
-    root.load_from(path, impl_->device);
+    root.load_from(path, im.device);
     // The archive must hold exactly this set's networks: one more is another set.
     torch::serialize::InputArchive extra_net;
-    if (root.try_read(fmt::format("net{}", specs_.size()), extra_net))
-      throw InputError(fmt::format("{}: the archive holds more than the {} networks of this set", path, specs_.size()));
-    for (std::size_t k = 0; k < specs_.size(); ++k) {
+    if (root.try_read(fmt::format("net{}", count), extra_net))
+      throw InputError(fmt::format("{}: the archive holds more than the {} networks of this set", path, count));
+    for (std::size_t k = 0; k < count; ++k) {
+      const int n = static_cast<int>(k);
       torch::serialize::InputArchive net, opt;
       root.read(fmt::format("net{}", k), net);
       root.read(fmt::format("optim{}", k), opt);
-      impl_->train[k]->load(net);
-      impl_->optim[k]->load(opt);
-      torch::serialize::InputArchive ema;
+      train[k] = im.make(n, 0);
+      train[k]->load(net);
+      check_shapes(train[k], k, "network");
+      optim[k] = std::make_unique<torch::optim::AdamW>(train[k]->parameters(),
+                                                       torch::optim::AdamWOptions(im.lr).weight_decay(im.wd));
+      optim[k]->load(opt);
+      torch::serialize::InputArchive average;
       torch::Tensor steps;
-      if (root.try_read(fmt::format("ema{}", k), ema) && root.try_read(fmt::format("ema_steps{}", k), steps)) {
-        if (!impl_->ema[k]) impl_->ema[k] = impl_->make(static_cast<int>(k), 0);
-        impl_->ema[k]->load(ema);
-        impl_->ema_steps[k] = steps.item<std::int64_t>();
-      } else {
-        impl_->ema[k] = Mlp(nullptr);
+      if (root.try_read(fmt::format("ema{}", k), average) && root.try_read(fmt::format("ema_steps{}", k), steps)) {
+        ema[k] = im.make(n, 0);
+        ema[k]->load(average);
+        check_shapes(ema[k], k, "average of network");
+        ema_steps[k] = steps.item<std::int64_t>();
       }
     }
   } catch (const c10::Error& e) {
     std::string what = e.what_without_backtrace();
     std::string shapes;
     for (const auto& s : specs_) shapes += fmt::format("{}{} {} → {}", shapes.empty() ? "" : ", ", s.name, s.input_width, s.output_width);
-    throw InputError(fmt::format("{}: cannot load the networks ({}×{} MLPs: {}): {}", path, impl_->cfg.num_layers,
-                                 impl_->cfg.hidden_size, shapes, what.substr(0, what.find('\n'))));
+    throw InputError(fmt::format("{}: cannot load the networks ({}×{} MLPs: {}): {}", path, im.cfg.num_layers,
+                                 im.cfg.hidden_size, shapes, what.substr(0, what.find('\n'))));
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {  // anything else a corrupt archive makes LibTorch throw
     std::string what = e.what();
     throw InputError(fmt::format("{}: cannot load the networks: {}", path, what.substr(0, what.find('\n'))));
   }
+  im.train = std::move(train);
+  im.optim = std::move(optim);
+  im.ema = std::move(ema);
+  im.ema_steps = std::move(ema_steps);
   publish();
 }
 

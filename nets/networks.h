@@ -9,6 +9,8 @@
 // Weight publication: training updates the training copies; publish() copies them into the
 // inference snapshots between traversal phases, so no query ever sees half-updated weights
 // and every query of a phase sees the same weights (samples stay reproducible).
+// publish() and set_published_weights() must not run while any evaluator of the set is
+// evaluating: they copy into the snapshots the evaluators read (cfr-run publishes between phases).
 // Threads: evaluator(i) is used by one thread at a time (the scheduler's device thread);
 // different networks may train concurrently on different threads (each has its own batch
 // buffers); training never runs concurrently with publish().

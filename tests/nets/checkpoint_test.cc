@@ -102,13 +102,10 @@ TEST_CASE("a missing file, a corrupt one or one of another number of networks is
   CHECK(same_bits(all_outputs(nets, x), before));
 }
 
-// KNOWN BUG (nets/networks.cc, load): LibTorch's Module::load replaces each parameter with the
-// file's tensor whatever its shape (Tensor::set_), so a file of another hidden size, input or
-// output width is read into the training nets, and publish() then throws c10::Error (not
-// InputError) after copying part of the file's weights into the snapshots. should_fail() marks
-// it until load() reads into new modules, checks their shapes and only then swaps them in;
-// remove it with that fix.
-TEST_CASE("loading a file of another network shape is refused naming the file and changes nothing" * doctest::should_fail()) {
+// LibTorch's Module::load replaces each parameter with the file's tensor whatever its shape, so
+// load() reads into new modules, checks their shapes and only then swaps them in (before that
+// fix, a file of another width left the nets in its shape and publish() threw c10::Error).
+TEST_CASE("loading a file of another network shape is refused naming the file and changes nothing") {
   configure_torch_threads(1);
   NetworkSet nets(deep_cfr_specs(), small_config(), 1);
   TempFile file("shape.pt");

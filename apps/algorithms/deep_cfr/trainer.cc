@@ -288,7 +288,7 @@ class DeepCfrTrainer final : public Trainer {
   // --- the steps of an iteration --------------------------------------------------------------
   void begin_iteration(int it, nlohmann::json extra) {
     auto& L = *learner_;
-    iter_ = IterationState{};
+    iter_ = IterationState();
     iter_.it = it;
     iter_.started = Clock::now();
     iter_.m = {{"iteration", it}};
