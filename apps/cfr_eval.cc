@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   return cfr::run_app("cfr-eval", [&] {
     const cfr::CheckpointPolicy policy = cfr::load_checkpoint_policy(path);
     const auto& cfg = policy.config;
-    if (cfg.run.game != "lost_cities") {
+    if (cfr::is_enumerable(cfg.run.game)) {
       for (const char* flag : {"--opponent", "--games", "--seed", "--max-steps"})
         if (app.count(flag) > 0)
           throw cfr::InputError(fmt::format("{}: {} is evaluated exactly (exploitability); {} applies to lost_cities checkpoints",

@@ -98,7 +98,7 @@ std::vector<ConfigField> fields(Config& c) {
   auto& o = c.optimization;
   std::vector<ConfigField> f = {
       choice_field("run", "experiment_name", r.experiment_name, {}, "name of the run directory"),
-      choice_field("run", "game", r.game, {"lost_cities", "kuhn", "leduc"}, "game to train on"),
+      choice_field("run", "game", r.game, game_names(), "game to train on (a registered game, engine/games.h)"),
       int_field("run", "seed", r.seed, 0, kBig, "master seed: traversal i of (iteration, player) uses derive_seed(seed, iteration, player, i)"),
       int_field("run", "max_iterations", r.max_iterations, 1, 100'000'000, "Deep CFR iterations"),
       real_field("run", "max_minutes", r.max_minutes, 0, 1e9, "stop after this many minutes (0 = no limit)"),
@@ -299,7 +299,7 @@ void validate(const Config& c) {
                                  c.traversal.opponent_bot, join_names(bots)));
   if (c.traversal.opponent_policy == "bot" && c.run.game != "lost_cities")
     throw InputError(fmt::format("{}: traversal.opponent_policy = 'bot' needs run.game = 'lost_cities'", where));
-  if (c.traversal.algorithm == "external_sampling" && c.run.game == "lost_cities")
+  if (c.traversal.algorithm == "external_sampling" && !is_enumerable(c.run.game))
     throw InputError(fmt::format("{}: traversal.algorithm = 'external_sampling' is for small games (kuhn, leduc)", where));
 }
 

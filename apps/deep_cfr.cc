@@ -161,21 +161,12 @@ int learn(Trainer& trainer, Config& cfg, const RunOptions& opts, const std::stri
   return trainer.train(from + 1, record, "cfr-run: " + verdict);
 }
 
-template <class G>
-int run_role(Config& cfg, const RunOptions& opts, const G& game) {
-  const DeepCfrOptions options = deep_cfr_options(cfg);
-  const bool learner = opts.dist == nullptr || opts.dist->learner();
-  if (learner) check_memories_fit(options, game.input_width(), game.num_actions(), cfg.source);
-  const std::string config_toml = to_toml(cfg);
-  // The networks exist (a bad device is refused) before the run directory is touched.
-  auto trainer = make_deep_cfr_trainer(options, {.run_dir = opts.run_dir, .config_toml = config_toml, .stop = opts.stop,
-                                                 .progress = opts.progress, .dist = opts.dist},
-                                       game);
-  if (!learner) return trainer->serve_learner();
-  return learn(*trainer, cfg, opts, config_toml);
-}
-
 }  // namespace
+
+GameSettings game_settings(const Config& cfg) {
+  return {.rules = cfg.rules, .encoding = cfg.encoding,
+          .opponent_bot = cfg.traversal.opponent_policy == "bot" ? cfg.traversal.opponent_bot : std::string()};
+}
 
 int load_checkpoint_networks(const std::string& ck, const Config& cfg, NetworkSet& nets) {
   const CheckpointMeta meta = read_checkpoint_meta(ck, checkpoint_shape(cfg), nets.specs());
@@ -183,29 +174,24 @@ int load_checkpoint_networks(const std::string& ck, const Config& cfg, NetworkSe
   return meta.iteration;
 }
 
-std::pair<int, int> game_widths(const Config& cfg) {
-  if (cfg.run.game == "lost_cities") return {lc::encoding_size(cfg.rules, cfg.encoding), cfg.rules.action_size()};
-  return visit_game(cfg.run.game, []<class S>(std::type_identity<S>) -> std::pair<int, int> {
-    if constexpr (EnumerableGame<S>) {
-      const S s = S::initial();
-      return {s.info_state_size(), s.num_distinct_actions()};
-    } else {
-      return {0, 0};
-    }
-  });
-}
+std::pair<int, int> game_widths(const Config& cfg) { return traversal_widths(cfg.run.game, game_settings(cfg)); }
 
 int run_deep_cfr(Config& cfg, const RunOptions& opts) {
   validate(cfg);
-  if (cfg.run.game == "lost_cities") {
-    LostCitiesTraversalGame g;
-    g.rules = cfg.rules;
-    g.encoding = cfg.encoding;
-    if (cfg.traversal.opponent_policy == "bot") g.bot = lc::make_bot(cfg.traversal.opponent_bot, cfg.rules);
-    return run_role(cfg, opts, g);
+  const DeepCfrOptions options = deep_cfr_options(cfg);
+  const bool learner = opts.dist == nullptr || opts.dist->learner();
+  if (learner) {
+    const auto [W, A] = game_widths(cfg);
+    check_memories_fit(options, W, A, cfg.source);
   }
-  if (cfg.run.game == "kuhn") return run_role(cfg, opts, SmallTraversalGame<kuhn::State>{});
-  return run_role(cfg, opts, SmallTraversalGame<leduc::State>{});
+  const std::string config_toml = to_toml(cfg);
+  // The networks exist (a bad device is refused) before the run directory is touched.
+  auto trainer = make_deep_cfr_trainer(options,
+                                       {.run_dir = opts.run_dir, .config_toml = config_toml, .stop = opts.stop,
+                                        .progress = opts.progress, .dist = opts.dist},
+                                       game_settings(cfg));
+  if (!learner) return trainer->serve_learner();
+  return learn(*trainer, cfg, opts, config_toml);
 }
 
 }  // namespace cfr

@@ -9,6 +9,7 @@
 #include "apps/algorithms/deep_cfr/networks.h"
 #include "apps/algorithms/deep_cfr/options.h"
 #include "apps/config.h"
+#include "engine/traversal_games.h"
 
 namespace cfr {
 
@@ -29,6 +30,8 @@ DeepCfrOptions deep_cfr_options(const Config& cfg);
 /// Loads checkpoint directory `ck` into `nets` after checking it matches cfg and the set (format
 /// version, game, networks, shape; files verified); returns its iteration.
 int load_checkpoint_networks(const std::string& ck, const Config& cfg, NetworkSet& nets);
+/// The game settings of a config (what the registered game's traversal adapter is made from).
+GameSettings game_settings(const Config& cfg);
 /// Input width of the configured game's encoding and its number of actions.
 std::pair<int, int> game_widths(const Config& cfg);
 

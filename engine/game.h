@@ -8,14 +8,18 @@
 //   - returns(p) is the utility of player p at a terminal state (zero-sum: returns(0) ==
 //     -returns(1));
 //   - encode_info_state(observer, out) writes info_state_size() floats that depend only on what
-//     `observer` knows.
+//     `observer` knows; resample_hidden(observer, rng) redraws what `observer` cannot see, so
+//     that the conformance suite checks that claim for every game (tests/engine/conformance.h).
 #include <bit>
 #include <concepts>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace cfr {
+
+class Rng;
 
 /// Legal-action set as a bitmask: bit a is set iff action a is legal. Games have ≤ 64 actions.
 using ActionMask = std::uint64_t;
@@ -42,7 +46,8 @@ inline int mask_to_actions(ActionMask m, std::span<int> out) noexcept {
 }
 
 template <class S>
-concept GameState = std::copyable<S> && requires(const S& cs, S& s, int a, int p, std::span<float> out) {
+concept GameState = std::copyable<S> && requires(const S& cs, S& s, int a, int p, std::span<float> out, Rng& rng) {
+  { S::kName } -> std::convertible_to<std::string_view>;
   { cs.current_player() } -> std::convertible_to<int>;
   { cs.is_terminal() } -> std::convertible_to<bool>;
   { cs.legal_mask() } -> std::same_as<ActionMask>;
@@ -52,6 +57,7 @@ concept GameState = std::copyable<S> && requires(const S& cs, S& s, int a, int p
   cs.encode_info_state(p, out);
   s.apply_action(a);
   cs.check_invariants();  // throws CheckError when an internal invariant is broken
+  s.resample_hidden(p, rng);  // a state `p` cannot tell from this one (same encoding for `p`)
 };
 
 /// current_player() at chance nodes.

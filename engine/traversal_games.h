@@ -9,7 +9,12 @@
 //
 // SmallTraversalGame<S>: Kuhn or Leduc; chance nodes are sampled from their outcome
 // probabilities as soon as they are reached.
+//
+// Every adapter satisfies TraversalAdapter (checked where a game registers, engine/games.h) and
+// is made from the game settings a config gives (from_settings).
+#include <concepts>
 #include <memory>
+#include <string>
 
 #include "engine/bots.h"
 #include "engine/game.h"
@@ -18,8 +23,35 @@
 
 namespace cfr {
 
+/// What a config sets for a game's traversals: the Lost Cities rules, encoding and the bot of
+/// opponent_policy = bot (empty: none). Games that have no such settings ignore them.
+struct GameSettings {
+  lc::Rules rules{};
+  lc::EncodingOptions encoding{};
+  std::string opponent_bot;
+};
+
+/// A game as the traversals see it (engine/traversal.h): its state type, the network's input
+/// width and action count, a new game from an RNG stream, the observer's encoding, and how an
+/// action is applied (with the game's chance resolved from the same stream).
+template <class A>
+concept TraversalAdapter = GameState<typename A::State> && std::copyable<A> &&
+                           requires(const A& a, typename A::State& s, int p, int action, float* out, Rng& rng,
+                                    const GameSettings& settings) {
+                             { A::from_settings(settings) } -> std::same_as<A>;
+                             { a.num_actions() } -> std::convertible_to<int>;
+                             { a.input_width() } -> std::convertible_to<int>;
+                             { a.new_game(rng) } -> std::same_as<typename A::State>;
+                             a.encode(s, p, out);
+                             a.apply(s, action, rng);
+                           };
+
 struct LostCitiesTraversalGame {
   using State = lc::State;
+  static LostCitiesTraversalGame from_settings(const GameSettings& g) {
+    return {.rules = g.rules, .encoding = g.encoding,
+            .bot = g.opponent_bot.empty() ? nullptr : std::shared_ptr<lc::Bot>(lc::make_bot(g.opponent_bot, g.rules))};
+  }
   lc::Rules rules{};
   lc::EncodingOptions encoding{};
   std::shared_ptr<lc::Bot> bot;  // for opponent_policy = bot
@@ -46,6 +78,7 @@ struct LostCitiesTraversalGame {
 template <EnumerableGame S>
 struct SmallTraversalGame {
   using State = S;
+  static SmallTraversalGame from_settings(const GameSettings&) { return {}; }
 
   int num_actions() const { return S::initial().num_distinct_actions(); }
   int input_width() const { return S::initial().info_state_size(); }

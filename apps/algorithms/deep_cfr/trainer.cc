@@ -132,11 +132,11 @@ struct Interrupted {
   const char* step;
 };
 
-template <class G>
+template <TraversalAdapter G>
 class DeepCfrTrainer final : public Trainer {
  public:
-  DeepCfrTrainer(const DeepCfrOptions& o, const TrainerIo& io, const G& game)
-      : o_(o), io_(io), game_(game), W_(game.input_width()), A_(game.num_actions()),
+  DeepCfrTrainer(const DeepCfrOptions& o, const TrainerIo& io, G game)
+      : o_(o), io_(io), game_(std::move(game)), W_(game_.input_width()), A_(game_.num_actions()),
         nets_(deep_cfr_networks(W_, A_), network_for_this_process(), o.seed),
         scheduler_(make_scheduler(o.scheduler, o.scheduler_config)) {
     configure_torch_threads(o.torch_threads);
@@ -149,7 +149,7 @@ class DeepCfrTrainer final : public Trainer {
       shares_.emplace(io.dist != nullptr ? 1 : o.parallel_shares, o.traversals_per_player, nets_, *scheduler_,
                       [this] { return make_scheduler(o_.scheduler, o_.scheduler_config); },
                       [this](int it, int p, TraversalShare s) { return phase_job(it, p, s); });
-      if constexpr (!std::is_same_v<G, LostCitiesTraversalGame>) tree_.emplace(build_game_tree(o.shape.game));
+      if constexpr (EnumerableGame<typename G::State>) tree_.emplace(build_game_tree(o.shape.game));
     }
   }
 
@@ -596,7 +596,7 @@ class DeepCfrTrainer final : public Trainer {
 
   const DeepCfrOptions o_;
   const TrainerIo io_;
-  const G& game_;
+  const G game_;
   const int W_, A_;
   NetworkSet nets_;
   std::unique_ptr<Scheduler> scheduler_;
@@ -608,23 +608,12 @@ class DeepCfrTrainer final : public Trainer {
   WorkerThread trainer_;  // last: joined first, while what its jobs read still exists
 };
 
-template <class G>
-std::unique_ptr<Trainer> make(const DeepCfrOptions& o, const TrainerIo& io, const G& game) {
-  return std::make_unique<DeepCfrTrainer<G>>(o, io, game);
-}
-
 }  // namespace
 
-std::unique_ptr<Trainer> make_deep_cfr_trainer(const DeepCfrOptions& o, const TrainerIo& io, const LostCitiesTraversalGame& g) {
-  return make(o, io, g);
-}
-std::unique_ptr<Trainer> make_deep_cfr_trainer(const DeepCfrOptions& o, const TrainerIo& io,
-                                               const SmallTraversalGame<kuhn::State>& g) {
-  return make(o, io, g);
-}
-std::unique_ptr<Trainer> make_deep_cfr_trainer(const DeepCfrOptions& o, const TrainerIo& io,
-                                               const SmallTraversalGame<leduc::State>& g) {
-  return make(o, io, g);
+std::unique_ptr<Trainer> make_deep_cfr_trainer(const DeepCfrOptions& o, const TrainerIo& io, const GameSettings& settings) {
+  return visit_registered_game(o.shape.game, [&]<class R>(R) -> std::unique_ptr<Trainer> {
+    return std::make_unique<DeepCfrTrainer<typename R::Adapter>>(o, io, R::Adapter::from_settings(settings));
+  });
 }
 
 }  // namespace cfr

@@ -15,8 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/algorithms/deep_cfr/options.h"
-#include "engine/kuhn.h"
-#include "engine/leduc.h"
 #include "engine/traversal_games.h"
 
 namespace cfr {
@@ -51,14 +49,10 @@ class Trainer {
   virtual int serve_learner() = 0;
 };
 
-/// Deep CFR on a game (the adapter must outlive the trainer). The learner's memories are
-/// allocated only by a learner.
+/// Deep CFR on the registered game options.shape.game (engine/games.h), its traversal adapter
+/// made from `settings`. Only a learner allocates the memories.
 std::unique_ptr<Trainer> make_deep_cfr_trainer(const DeepCfrOptions& options, const TrainerIo& io,
-                                               const LostCitiesTraversalGame& game);
-std::unique_ptr<Trainer> make_deep_cfr_trainer(const DeepCfrOptions& options, const TrainerIo& io,
-                                               const SmallTraversalGame<kuhn::State>& game);
-std::unique_ptr<Trainer> make_deep_cfr_trainer(const DeepCfrOptions& options, const TrainerIo& io,
-                                               const SmallTraversalGame<leduc::State>& game);
+                                               const GameSettings& settings);
 
 /// Refuses, before anything is written, memories that cannot fit in the memory this process may
 /// use (physical RAM, or a smaller cgroup limit) when full. `where` names the config.
