@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "engine/bots.h"
-#include "engine/errors.h"
-#include "engine/match.h"
-#include "engine/replay.h"
+#include "engine/games/bots.h"
+#include "engine/core/errors.h"
+#include "engine/games/match.h"
+#include "engine/games/replay.h"
 #ifdef CFR_ARENA_CHECKPOINTS
 #include "apps/checkpoint_policy.h"
 #endif

@@ -22,9 +22,9 @@
 #include "apps/cli.h"
 #include "apps/config.h"
 #include "apps/deep_cfr.h"
-#include "engine/errors.h"
-#include "engine/files.h"
-#include "engine/reservoir.h"
+#include "engine/core/errors.h"
+#include "engine/core/files.h"
+#include "engine/memory/reservoir.h"
 #include "nets/networks.h"
 
 namespace {

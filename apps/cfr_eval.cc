@@ -9,11 +9,11 @@
 
 #include "apps/cli.h"
 #include "apps/checkpoint_policy.h"
-#include "engine/best_response.h"
-#include "engine/bots.h"
-#include "engine/errors.h"
-#include "engine/games.h"
-#include "engine/match.h"
+#include "engine/tabular/best_response.h"
+#include "engine/games/bots.h"
+#include "engine/core/errors.h"
+#include "engine/games/games.h"
+#include "engine/games/match.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"cfr-eval: evaluate a cfr-run checkpoint against bots (Lost Cities) or exactly (Kuhn, Leduc)"};

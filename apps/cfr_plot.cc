@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "engine/files.h"
+#include "engine/core/files.h"
 
 namespace fs = std::filesystem;
 

@@ -19,8 +19,8 @@
 #include "apps/config.h"
 #include "apps/deep_cfr.h"
 #include "apps/distributed.h"
-#include "engine/errors.h"
-#include "engine/files.h"
+#include "engine/core/errors.h"
+#include "engine/core/files.h"
 
 namespace {
 std::atomic<bool> g_stop{false};

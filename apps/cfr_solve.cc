@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 
 #include "apps/cli.h"
-#include "engine/best_response.h"
-#include "engine/games.h"
-#include "engine/tabular_cfr.h"
+#include "engine/tabular/best_response.h"
+#include "engine/games/games.h"
+#include "engine/tabular/tabular_cfr.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"cfr-solve: tabular CFR, CFR+, linear CFR and MCCFR on Kuhn or Leduc poker"};

@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "engine/errors.h"
-#include "engine/files.h"
-#include "engine/reservoir.h"
+#include "engine/core/errors.h"
+#include "engine/core/files.h"
+#include "engine/memory/reservoir.h"
 
 namespace cfr {
 

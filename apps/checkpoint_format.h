@@ -19,8 +19,8 @@
 #include <string>
 
 #include "apps/config.h"
-#include "engine/checksum.h"
-#include "engine/rng.h"
+#include "engine/core/checksum.h"
+#include "engine/core/rng.h"
 #include "nets/network_spec.h"
 
 namespace cfr {

@@ -6,11 +6,11 @@
 
 #include "apps/algorithms/deep_cfr/evaluation.h"
 #include "apps/deep_cfr.h"
-#include "engine/errors.h"
-#include "engine/files.h"
-#include "engine/game_tree.h"
-#include "engine/traversal.h"
-#include "engine/traversal_games.h"
+#include "engine/core/errors.h"
+#include "engine/core/files.h"
+#include "engine/tabular/game_tree.h"
+#include "engine/traversal/traversal.h"
+#include "engine/traversal/traversal_games.h"
 #include "nets/networks.h"
 
 namespace cfr {

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "apps/config.h"
-#include "engine/bots.h"
-#include "engine/match.h"
-#include "engine/policy.h"
+#include "engine/games/bots.h"
+#include "engine/games/match.h"
+#include "engine/tabular/policy.h"
 
 namespace cfr {
 

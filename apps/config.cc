@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
-#include "engine/bots.h"
-#include "engine/errors.h"
-#include "engine/games.h"
+#include "engine/games/bots.h"
+#include "engine/core/errors.h"
+#include "engine/games/games.h"
 #include "sched/scheduler.h"
 
 namespace cfr {
@@ -98,7 +98,7 @@ std::vector<ConfigField> fields(Config& c) {
   auto& o = c.optimization;
   std::vector<ConfigField> f = {
       choice_field("run", "experiment_name", r.experiment_name, {}, "name of the run directory"),
-      choice_field("run", "game", r.game, game_names(), "game to train on (a registered game, engine/games.h)"),
+      choice_field("run", "game", r.game, game_names(), "game to train on (a registered game, engine/games/games.h)"),
       int_field("run", "seed", r.seed, 0, kBig, "master seed: traversal i of (iteration, player) uses derive_seed(seed, iteration, player, i)"),
       int_field("run", "max_iterations", r.max_iterations, 1, 100'000'000, "Deep CFR iterations"),
       real_field("run", "max_minutes", r.max_minutes, 0, 1e9, "stop after this many minutes (0 = no limit)"),

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/lost_cities.h"
+#include "engine/games/lost_cities.h"
 
 namespace cfr {
 

@@ -10,10 +10,10 @@
 #include "apps/algorithms/deep_cfr/trainer.h"
 #include "apps/checkpoint_format.h"
 #include "apps/distributed.h"
-#include "engine/errors.h"
-#include "engine/files.h"
-#include "engine/games.h"
-#include "engine/traversal_games.h"
+#include "engine/core/errors.h"
+#include "engine/core/files.h"
+#include "engine/games/games.h"
+#include "engine/traversal/traversal_games.h"
 #include "nets/networks.h"
 
 namespace cfr {

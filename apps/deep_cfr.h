@@ -9,7 +9,7 @@
 #include "apps/algorithms/deep_cfr/networks.h"
 #include "apps/algorithms/deep_cfr/options.h"
 #include "apps/config.h"
-#include "engine/traversal_games.h"
+#include "engine/traversal/traversal_games.h"
 
 namespace cfr {
 

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/errors.h"
+#include "engine/core/errors.h"
 
 #if CFR_WITH_MPI
 #include <mpi.h>

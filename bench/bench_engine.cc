@@ -7,9 +7,9 @@
 
 #include <vector>
 
-#include "engine/bots.h"
-#include "engine/lost_cities.h"
-#include "engine/match.h"
+#include "engine/games/bots.h"
+#include "engine/games/lost_cities.h"
+#include "engine/games/match.h"
 
 using namespace cfr::lc;
 

@@ -4,10 +4,10 @@
 //   build/bin/bench_solvers --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
-#include "engine/best_response.h"
-#include "engine/games.h"
-#include "engine/reservoir.h"
-#include "engine/tabular_cfr.h"
+#include "engine/tabular/best_response.h"
+#include "engine/games/games.h"
+#include "engine/memory/reservoir.h"
+#include "engine/tabular/tabular_cfr.h"
 
 using namespace cfr;
 

@@ -15,8 +15,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "engine/traversal.h"
-#include "engine/traversal_games.h"
+#include "engine/traversal/traversal.h"
+#include "engine/traversal/traversal_games.h"
 #include "sched/evaluator.h"
 #include "sched/scheduler.h"
 

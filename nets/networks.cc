@@ -19,7 +19,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "engine/errors.h"
+#include "engine/core/errors.h"
 
 namespace cfr {
 

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/reservoir.h"
-#include "engine/rng.h"
+#include "engine/memory/reservoir.h"
+#include "engine/core/rng.h"
 #include "nets/network_spec.h"
 #include "sched/evaluator.h"
 

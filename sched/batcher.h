@@ -11,8 +11,8 @@
 #include <span>
 #include <vector>
 
-#include "engine/errors.h"
-#include "engine/traversal_context.h"
+#include "engine/core/errors.h"
+#include "engine/traversal/traversal_context.h"
 #include "sched/evaluator.h"
 
 namespace cfr {

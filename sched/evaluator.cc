@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "engine/rng.h"
+#include "engine/core/rng.h"
 
 namespace cfr {
 

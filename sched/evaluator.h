@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/game.h"
+#include "engine/core/game.h"
 
 namespace cfr {
 

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/traversal_context.h"
+#include "engine/traversal/traversal_context.h"
 #include "sched/scheduler.h"
 
 namespace cfr {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/errors.h"
+#include "engine/core/errors.h"
 
 namespace cfr {
 

@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/task.h"
-#include "engine/traversal_context.h"
+#include "engine/core/task.h"
+#include "engine/traversal/traversal_context.h"
 #include "sched/batcher.h"
 #include "sched/evaluator.h"
 

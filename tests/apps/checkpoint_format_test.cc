@@ -11,8 +11,8 @@
 
 #include "apps/algorithms/deep_cfr/networks.h"
 #include "apps/checkpoint_format.h"
-#include "engine/errors.h"
-#include "engine/reservoir.h"
+#include "engine/core/errors.h"
+#include "engine/memory/reservoir.h"
 
 using namespace cfr;
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "apps/config.h"
-#include "engine/errors.h"
+#include "engine/core/errors.h"
 
 using namespace cfr;
 

@@ -7,8 +7,8 @@
 
 #include "apps/algorithms/deep_cfr/networks.h"
 #include "apps/checkpoint_format.h"
-#include "engine/kuhn.h"
-#include "engine/reservoir.h"
+#include "engine/games/kuhn.h"
+#include "engine/memory/reservoir.h"
 #include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -8,7 +8,7 @@
 #include <exception>
 #include <string_view>
 
-#include "engine/errors.h"
+#include "engine/core/errors.h"
 
 namespace cfr::fuzz {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "engine/replay.h"
+#include "engine/games/replay.h"
 #include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

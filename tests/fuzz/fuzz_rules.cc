@@ -4,10 +4,10 @@
 // must hold up in dealing, the bots and scoring too.
 #include <array>
 
-#include "engine/bots.h"
-#include "engine/lost_cities.h"
-#include "engine/replay.h"
-#include "engine/rng.h"
+#include "engine/games/bots.h"
+#include "engine/games/lost_cities.h"
+#include "engine/games/replay.h"
+#include "engine/core/rng.h"
 #include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/errors.h"
+#include "engine/core/errors.h"
 #include "nets/networks.h"
 #include "tests/nets/helpers.h"
 

@@ -16,8 +16,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/reservoir.h"
-#include "engine/rng.h"
+#include "engine/memory/reservoir.h"
+#include "engine/core/rng.h"
 #include "nets/network_spec.h"
 #include "nets/networks.h"
 

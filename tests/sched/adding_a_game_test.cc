@@ -1,15 +1,15 @@
-// A game added outside the engine (tests/engine/high_low.h, docs/adding-a-game.md) gets the
+// A game added outside the engine (tests/engine/games/high_low.h, docs/adding-a-game.md) gets the
 // engine's generic machinery from its concepts and one registration: the conformance suite, name
 // dispatch, its exact tree and tabular CFR, and coroutine traversals under every scheduler.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
-#include "engine/best_response.h"
-#include "engine/games.h"
-#include "engine/tabular_cfr.h"
-#include "tests/engine/conformance.h"
-#include "tests/engine/high_low.h"
+#include "engine/tabular/best_response.h"
+#include "engine/games/games.h"
+#include "engine/tabular/tabular_cfr.h"
+#include "tests/engine/games/conformance.h"
+#include "tests/engine/games/high_low.h"
 #include "tests/sched/helpers.h"
 
 using namespace cfr;

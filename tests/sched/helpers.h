@@ -5,10 +5,10 @@
 #include <mutex>
 #include <vector>
 
-#include "engine/kuhn.h"
-#include "engine/leduc.h"
-#include "engine/traversal.h"
-#include "engine/traversal_games.h"
+#include "engine/games/kuhn.h"
+#include "engine/games/leduc.h"
+#include "engine/traversal/traversal.h"
+#include "engine/traversal/traversal_games.h"
 #include "sched/evaluator.h"
 #include "sched/sample_pipe.h"
 #include "sched/scheduler.h"

@@ -6,8 +6,8 @@
 #include <set>
 #include <vector>
 
-#include "engine/errors.h"
-#include "engine/reservoir.h"
+#include "engine/core/errors.h"
+#include "engine/memory/reservoir.h"
 
 using cfr::ReservoirMemory;
 using cfr::Rng;

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/best_response.h"
-#include "engine/games.h"
+#include "engine/tabular/best_response.h"
+#include "engine/games/games.h"
 #include "tests/sched/helpers.h"
 
 using namespace cfr;

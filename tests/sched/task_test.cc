@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "engine/task.h"
+#include "engine/core/task.h"
 
 using cfr::FrameArena;
 using cfr::Task;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/best_response.h"
+#include "engine/tabular/best_response.h"
 
 namespace cfr {
 

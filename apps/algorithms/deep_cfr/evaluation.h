@@ -1,10 +1,10 @@
 #pragma once
 // Deep CFR's exact evaluations on enumerable games (Kuhn, Leduc): the strategy network's policy
 // on every information set, and how far an advantage network is from a perfect fit of its memory.
-#include "engine/game_tree.h"
-#include "engine/policy.h"
-#include "engine/reservoir.h"
-#include "engine/traversal.h"
+#include "engine/tabular/game_tree.h"
+#include "engine/tabular/policy.h"
+#include "engine/memory/reservoir.h"
+#include "engine/traversal/traversal.h"
 #include "sched/evaluator.h"
 
 namespace cfr {

@@ -1,11 +1,11 @@
 #pragma once
 // Deep CFR's network set (deep-cfr.md §1, §3), in the NetId order its traversals query
-// (engine/traversal.h): an advantage network per player (masked MSE on regrets) and the strategy
+// (engine/traversal/traversal.h): an advantage network per player (masked MSE on regrets) and the strategy
 // network (soft-label cross-entropy), all mapping the game's encoding to its actions.
 // Header-only and LibTorch-free: the checkpoint format, its fuzzer and the tools read it too.
 #include <cstdint>
 
-#include "engine/traversal.h"
+#include "engine/traversal/traversal.h"
 #include "nets/network_spec.h"
 
 namespace cfr {

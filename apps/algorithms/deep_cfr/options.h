@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "apps/checkpoint_format.h"
-#include "engine/lost_cities.h"
-#include "engine/traversal.h"
+#include "engine/games/lost_cities.h"
+#include "engine/traversal/traversal.h"
 #include "nets/networks.h"
 #include "sched/sample_pipe.h"
 #include "sched/scheduler.h"

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/traversal_context.h"
+#include "engine/traversal/traversal_context.h"
 #include "nets/networks.h"
 #include "sched/scheduler.h"
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/files.h"
+#include "engine/core/files.h"
 
 namespace cfr {
 

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/errors.h"
+#include "engine/core/errors.h"
 
 namespace cfr {
 

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/algorithms/deep_cfr/options.h"
-#include "engine/traversal_games.h"
+#include "engine/traversal/traversal_games.h"
 
 namespace cfr {
 
@@ -49,7 +49,7 @@ class Trainer {
   virtual int serve_learner() = 0;
 };
 
-/// Deep CFR on the registered game options.shape.game (engine/games.h), its traversal adapter
+/// Deep CFR on the registered game options.shape.game (engine/games/games.h), its traversal adapter
 /// made from `settings`. Only a learner allocates the memories.
 std::unique_ptr<Trainer> make_deep_cfr_trainer(const DeepCfrOptions& options, const TrainerIo& io,
                                                const GameSettings& settings);

@@ -1,0 +1,83 @@
+#include "engine/core/resources.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace cfr {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A limit file's value; "max" (v2) or a value near 2^63 (v1's "unlimited") count as no limit.
+double read_limit(const fs::path& file) {
+  std::ifstream in(file);
+  std::string word;
+  if (!(in >> word) || word == "max") return 0;
+  try {
+    const double v = std::stod(word);
+    return v > 0 && v < 0x1p62 ? v : 0;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+}  // namespace
+
+MemoryLimit memory_limit(const std::string& proc_self_cgroup, const std::string& cgroup_root, double physical_bytes) {
+  MemoryLimit best{physical_bytes, "physical RAM"};
+  auto consider = [&](const fs::path& file) {
+    const double v = read_limit(file);
+    if (v > 0 && (best.bytes <= 0 || v < best.bytes)) best = {v, fmt::format("cgroup memory limit ({})", file.string())};
+  };
+  // Lines "ID:CONTROLLERS:PATH": v1 has a "memory" controller, v2 the line "0::PATH". Inside a
+  // container the mount may already be the cgroup itself, so the path is tried from the mount
+  // root down too: every directory from the root to the cgroup is examined.
+  std::istringstream lines(proc_self_cgroup);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+    std::string mount, file;
+    if (controllers.empty()) {
+      mount = cgroup_root;
+      file = "memory.max";
+    } else if (("," + controllers + ",").find(",memory,") != std::string::npos) {
+      mount = cgroup_root + "/memory";
+      file = "memory.limit_in_bytes";
+    } else {
+      continue;
+    }
+    fs::path dir = mount;
+    consider(dir / file);
+    for (const auto& part : fs::path(path).relative_path()) {
+      dir /= part;
+      consider(dir / file);
+    }
+  }
+  return best;
+}
+
+MemoryLimit memory_limit() {
+  std::ifstream in("/proc/self/cgroup");
+  std::stringstream text;
+  text << in.rdbuf();
+  const double ram = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  return memory_limit(text.str(), "/sys/fs/cgroup", ram > 0 ? ram : 0);
+}
+
+std::int64_t resident_bytes() {
+  std::ifstream in("/proc/self/statm");
+  std::int64_t pages = 0, resident = 0;
+  if (!(in >> pages >> resident)) return 0;
+  return resident * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace cfr

@@ -1,0 +1,75 @@
+#pragma once
+// Lost Cities bots (lost-cities.md §3) behind one interface that a learned policy also uses.
+//
+// A Bot chooses a legal action for the player to move. Deterministic bots ignore the RNG; the
+// others draw from it, so a match is reproducible from its seeds. Bots hold no per-game state:
+// one instance may play any number of games, one call at a time (not thread-safe; use one
+// instance per thread).
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/games/lost_cities.h"
+#include "engine/core/rng.h"
+
+namespace cfr::lc {
+
+class Bot {
+ public:
+  virtual ~Bot() = default;
+  virtual std::string_view name() const noexcept = 0;
+  /// True when choose_action never consults the RNG (its choice is a function of the state).
+  virtual bool deterministic() const noexcept = 0;
+  /// A legal action for s.current_player(). Precondition: !s.is_terminal().
+  virtual int choose_action(const State& s, Rng& rng) = 0;
+};
+
+/// Parameters of the rule bot (ratios of the table in lost-cities.md §3).
+struct HeuristicParams {
+  double open_target_ratio = 0.50;
+  double open_min_card_ratio = 0.40;
+  double wager_multiplier = 1.15;
+  double wager_min_card_ratio = 0.34;
+  double late_open_block_ratio = 0.20;
+
+  static HeuristicParams balanced() { return {}; }
+  static HeuristicParams aggressive() {
+    return {.open_target_ratio = 0.42, .open_min_card_ratio = 0.30, .wager_multiplier = 1.00,
+            .wager_min_card_ratio = 0.25, .late_open_block_ratio = 0.12};
+  }
+  static HeuristicParams cautious() {
+    return {.open_target_ratio = 0.62, .open_min_card_ratio = 0.50, .wager_multiplier = 1.35,
+            .wager_min_card_ratio = 0.45, .late_open_block_ratio = 0.30};
+  }
+};
+
+/// Thresholds derived from the rules and the parameters (the bracketed values of §3).
+struct HeuristicThresholds {
+  int m = 0;             // middle rank
+  double M = 0;          // face sum of one color's numerics
+  double B = 0;          // −expedition_penalty
+  int top = 0;           // min_rank + n_ranks
+  double T = 0;          // open target
+  int min_open = 0;
+  int wager_min = 0;
+  double wager_sum = 0;
+  int L = 0;             // late deck size
+  int D = 0;             // mid deck size
+  int block = 0;         // no new expedition at or below this deck size
+  bool bonus_possible = false;
+
+  static HeuristicThresholds derive(const Rules& r, const HeuristicParams& p);
+};
+
+/// Names accepted by make_bot.
+std::vector<std::string> bot_names();
+
+/// Creates a bot by name: random, discard_only, heuristic_balanced, heuristic_aggressive,
+/// heuristic_cautious, heuristic_noisy. Throws InputError naming the valid choices otherwise.
+std::unique_ptr<Bot> make_bot(std::string_view name, const Rules& rules);
+
+/// A uniformly random legal action of s (the `random` bot's choice).
+int random_legal_action(const State& s, Rng& rng);
+
+}  // namespace cfr::lc

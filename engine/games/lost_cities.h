@@ -1,0 +1,212 @@
+#pragma once
+// Lost Cities, two players, exactly as the reference system plays it
+// (shared/reference/lost-cities.md §1; docs/lost-cities.md for the card and action ids).
+//
+// Card ids (public, as in the golden data): id = color·(n_ranks+1) + rank, rank 0 = wager
+// ("handshake", face 0), rank r ≥ 1 has face min_rank + r − 1. Internally a card is one byte
+// (color << 4 | rank) so that color and rank need no division.
+//
+// Unified action ids (hand_size H, n_colors C): CARD phase: 2i = play hand slot i, 2i+1 =
+// discard hand slot i; DRAW phase: 2H = draw from the deck, 2H+1+c = take the top of discard
+// pile c. 2H+1+C ids in all (22 with the default rules).
+//
+// Hands are unsorted: slots are in deal order; playing or discarding slot i shifts later slots
+// left; a drawn card goes to the end. The deck's top is its last element. The game ends as soon
+// as the deck is empty after a draw (a state whose deck is empty is terminal).
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "engine/core/game.h"
+#include "engine/core/rng.h"
+
+namespace cfr::lc {
+
+inline constexpr int kMaxColors = 8;
+inline constexpr int kMaxRanks = 12;
+inline constexpr int kMaxHandshakes = 4;
+inline constexpr int kMaxHandSize = 12;
+inline constexpr int kMaxPerColor = kMaxRanks + kMaxHandshakes;
+inline constexpr int kMaxDeck = kMaxColors * kMaxPerColor;
+static_assert((kMaxPerColor & (kMaxPerColor - 1)) == 0, "the encoder masks pile indices with kMaxPerColor - 1");
+inline constexpr int kMaxActions = 2 * kMaxHandSize + 1 + kMaxColors;
+static_assert(kMaxActions <= kMaxActionsAnyGame);
+static_assert(kMaxColors <= 8, "nonempty_piles_ is one byte");
+
+/// The rule knobs of lost-cities.md §1 (defaults = the standard game).
+struct Rules {
+  int n_colors = 5;
+  int n_ranks = 9;
+  int min_rank = 2;
+  int n_handshakes = 3;
+  int hand_size = 8;
+  int expedition_penalty = -20;
+  int bonus_threshold = 8;
+  int bonus_amount = 20;
+
+  /// Throws InputError naming the first invalid knob, its value and the allowed range.
+  void validate() const;
+
+  int cards_per_color() const noexcept { return n_ranks + n_handshakes; }
+  int deck_size() const noexcept { return n_colors * cards_per_color(); }
+  int action_size() const noexcept { return 2 * hand_size + 1 + n_colors; }
+  int draw_deck_action() const noexcept { return 2 * hand_size; }
+  int pile_action(int color) const noexcept { return 2 * hand_size + 1 + color; }
+  /// Face value of a rank: 0 for a wager, min_rank + rank − 1 otherwise.
+  int face(int rank) const noexcept { return rank == 0 ? 0 : min_rank + rank - 1; }
+  /// Face sum of one color's numeric cards.
+  int color_face_sum() const noexcept { return n_ranks * min_rank + n_ranks * (n_ranks - 1) / 2; }
+
+  friend bool operator==(const Rules&, const Rules&) = default;
+};
+
+/// One card as a byte: color in the high nibble, rank in the low nibble.
+struct Card {
+  std::uint8_t v = 0;
+  static constexpr Card make(int color, int rank) noexcept {
+    return Card{static_cast<std::uint8_t>((color << 4) | rank)};
+  }
+  constexpr int color() const noexcept { return v >> 4; }
+  constexpr int rank() const noexcept { return v & 15; }
+  constexpr bool is_wager() const noexcept { return (v & 15) == 0; }
+  friend constexpr bool operator==(Card, Card) = default;
+};
+
+/// Public card id (golden-data scheme) of a card, and back. card_from_id throws InputError for
+/// an id outside [0, n_colors·(n_ranks+1)).
+int card_id(const Rules& r, Card c) noexcept;
+Card card_from_id(const Rules& r, int id);
+std::string card_name(const Rules& r, Card c);  // e.g. "c2:W" (wager) or "c0:7" (face 7)
+
+enum class Phase : std::uint8_t { kCard = 0, kDraw = 1 };
+
+/// What the encoder includes (lost-cities.md §2).
+struct EncodingOptions {
+  bool derived_playability = true;
+  bool slot_aware_playability = true;
+  friend bool operator==(const EncodingOptions&, const EncodingOptions&) = default;
+};
+
+/// Score of one expedition from its cards in play order: 0 when empty, else (face sum +
+/// expedition_penalty)·(wagers + 1), plus bonus_amount when it holds ≥ bonus_threshold cards.
+int score_expedition(const Rules& r, std::span<const Card> cards) noexcept;
+
+/// Number of floats of the encoding: 171 / 249 / 219 / 297 with the default rules.
+int encoding_size(const Rules& r, const EncodingOptions& o);
+
+/// Per (player, color) expedition summary, maintained incrementally.
+struct Expedition {
+  std::uint8_t len = 0;        // cards, wagers included
+  std::uint8_t wagers = 0;     // wager cards
+  std::uint8_t last_rank = 0;  // highest (= last) numeric rank, 0 if none
+  std::int16_t face_sum = 0;   // sum of numeric faces
+  std::int16_t score = 0;      // this expedition's score
+};
+
+class State {
+ public:
+  static constexpr std::uint8_t kNoColor = 0xff;
+  static constexpr std::string_view kName = "lost_cities";
+
+  /// Deals a game: the full deck shuffled (Fisher–Yates with Rng(seed)), then dealt.
+  static State deal(const Rules& rules, std::uint64_t seed);
+  /// Deals from a given deck before dealing (public card ids, top = last element). Throws
+  /// InputError when the deck is not exactly the rules' multiset of cards.
+  static State from_deck(const Rules& rules, std::span<const int> deck_ids);
+
+  // --- game concept -------------------------------------------------------------------------
+  int current_player() const noexcept { return current_player_; }
+  bool is_terminal() const noexcept { return deck_len_ == 0; }
+  ActionMask legal_mask() const noexcept;
+  int num_distinct_actions() const noexcept { return rules_.action_size(); }
+  /// Score difference total(p) − total(1−p), at any state (the reference's cut-off value too).
+  double returns(int p) const noexcept { return total_[p] - total_[1 - p]; }
+  int info_state_size() const noexcept { return encoding_size(rules_, EncodingOptions{}); }
+  /// Encodes with both encoding flags on.
+  void encode_info_state(int observer, std::span<float> out) const {
+    encode(observer, out, EncodingOptions{});
+  }
+  /// Applies a legal action; throws IllegalActionError (naming the action, phase and player)
+  /// for any other.
+  void apply_action(int action);
+  /// Recomputes scores, card conservation, hand sizes and the public histogram from scratch and
+  /// throws CheckError on any disagreement with the incremental state.
+  void check_invariants() const;
+
+  // --- encoding -----------------------------------------------------------------------------
+  /// Writes encoding_size(rules, opts) floats into out (precondition checked: out is at least
+  /// that long) from `observer`'s view: own hand, public cards, counts; never the opponent's
+  /// hand or the deck order.
+  void encode(int observer, std::span<float> out, const EncodingOptions& opts) const;
+
+  // --- observers ----------------------------------------------------------------------------
+  const Rules& rules() const noexcept { return rules_; }
+  Phase phase() const noexcept { return phase_; }
+  int deck_size() const noexcept { return deck_len_; }
+  Card deck_card(int i) const noexcept { return deck_[i]; }  // i = deck_size()−1 is the top
+  int hand_size(int p) const noexcept { return hand_len_[p]; }
+  Card hand_card(int p, int slot) const noexcept { return hand_[p][slot]; }
+  const Expedition& expedition(int p, int color) const noexcept { return exp_[p][color]; }
+  int expedition_card_count(int p, int color) const noexcept { return exp_[p][color].len; }
+  Card expedition_card(int p, int color, int i) const noexcept { return exp_cards_[p][color][i]; }
+  int pile_size(int color) const noexcept { return pile_len_[color]; }
+  Card pile_card(int color, int i) const noexcept { return pile_[color][i]; }
+  Card pile_top(int color) const noexcept { return pile_[color][pile_len_[color] - 1]; }
+  /// Color discarded this turn (not drawable in the DRAW phase), or kNoColor.
+  int pending_color() const noexcept { return pending_color_; }
+  int total(int p) const noexcept { return total_[p]; }
+  int turn_count() const noexcept { return turn_count_; }
+  int move_count() const noexcept { return move_count_; }
+  /// Count of (color, rank) cards visible in both expeditions and all piles.
+  int public_count(int color, int rank) const noexcept { return public_count_[color][rank]; }
+  /// Whether player p may play card c now (wager: no numeric yet; numeric: rank above last).
+  bool playable(int p, Card c) const noexcept {
+    const int last = exp_[p][c.color()].last_rank;
+    return c.is_wager() ? last == 0 : c.rank() > last;
+  }
+
+  /// Swaps deck cards i and j (positions from the bottom; deck_size()−1 is the top). Traversals use
+  /// it to randomise the card a draw will take. Precondition: both < deck_size().
+  void swap_deck_cards(int i, int j) noexcept { std::swap(deck_[i], deck_[j]); }
+
+  /// Redistributes the cards `observer` cannot see (opponent hand and deck) uniformly at random,
+  /// keeping their counts: a state of the same information set for `observer`.
+  void resample_hidden(int observer, Rng& rng);
+
+  /// Debug text of the whole state (both hands, deck size, expeditions, piles, totals).
+  std::string to_string() const;
+
+  friend bool operator==(const State&, const State&);
+
+ private:
+  State() = default;
+  static int score_of(const Rules& r, const Expedition& e) noexcept;
+  static void encode_into(const State& s, int observer, float* __restrict out,
+                          const EncodingOptions& opts) noexcept;
+  [[noreturn]] void throw_illegal(int action) const;
+
+  Rules rules_{};
+  std::array<Card, kMaxDeck> deck_{};
+  std::array<std::array<Card, kMaxHandSize>, 2> hand_{};
+  std::array<std::array<Card, kMaxPerColor>, kMaxColors> pile_{};
+  std::array<std::array<std::array<Card, kMaxPerColor>, kMaxColors>, 2> exp_cards_{};
+  std::array<std::array<Expedition, kMaxColors>, 2> exp_{};
+  std::array<std::array<std::uint8_t, kMaxRanks + 1>, kMaxColors> public_count_{};
+  std::array<std::uint8_t, kMaxColors> pile_len_{};
+  std::uint8_t nonempty_piles_ = 0;  // bit c set iff pile c is non-empty
+  std::array<std::uint8_t, 2> hand_len_{};
+  std::array<int, 2> total_{};
+  int turn_count_ = 0;
+  int move_count_ = 0;
+  std::uint8_t deck_len_ = 0;
+  std::uint8_t current_player_ = 0;
+  Phase phase_ = Phase::kCard;
+  std::uint8_t pending_color_ = kNoColor;
+};
+
+static_assert(GameState<State>);
+
+}  // namespace cfr::lc

@@ -1,0 +1,220 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/games/bots.h"
+#include "engine/core/errors.h"
+#include "engine/games/match.h"
+
+using namespace cfr::lc;
+using cfr::Rng;
+using doctest::Approx;
+
+TEST_CASE("rule-bot thresholds derive the bracketed values of the reference for default rules") {
+  const Rules r;
+  const auto b = HeuristicThresholds::derive(r, HeuristicParams::balanced());
+  const auto a = HeuristicThresholds::derive(r, HeuristicParams::aggressive());
+  const auto c = HeuristicThresholds::derive(r, HeuristicParams::cautious());
+  CHECK(b.m == 5);
+  CHECK(b.M == 54);
+  CHECK(b.top == 11);
+  CHECK(b.L == 12);
+  CHECK(b.D == 21);
+  CHECK(b.T == 16);
+  CHECK(a.T == 16);
+  CHECK(c.T == 16);
+  CHECK(b.min_open == 3);
+  CHECK(a.min_open == 2);
+  CHECK(c.min_open == 4);
+  CHECK(b.wager_min == 3);
+  CHECK(a.wager_min == 2);
+  CHECK(c.wager_min == 4);
+  CHECK(b.wager_sum == Approx(18.4));
+  CHECK(a.wager_sum == Approx(16));
+  CHECK(c.wager_sum == Approx(21.6));
+  CHECK(b.block == 12);
+  CHECK(a.block == 7);
+  CHECK(c.block == 18);
+  CHECK(b.bonus_possible);
+}
+
+TEST_CASE("rule-bot thresholds for the small rules round half to even") {
+  const Rules r{.n_colors = 3, .n_ranks = 6, .n_handshakes = 2, .hand_size = 5};
+  const auto b = HeuristicThresholds::derive(r, HeuristicParams::balanced());
+  const auto a = HeuristicThresholds::derive(r, HeuristicParams::aggressive());
+  const auto c = HeuristicThresholds::derive(r, HeuristicParams::cautious());
+  CHECK(b.m == 3);
+  CHECK(b.M == 27);
+  CHECK(b.top == 8);
+  CHECK(b.L == 5);
+  CHECK(b.D == 8);
+  CHECK(b.T == Approx(13.5));
+  CHECK(b.min_open == 2);
+  CHECK(b.wager_min == 2);
+  CHECK(b.wager_sum == Approx(15.525));
+  CHECK(b.block == 5);
+  CHECK(a.T == Approx(11.34));
+  CHECK(a.min_open == 2);  // 1.5 → 2
+  CHECK(a.wager_min == 1);
+  CHECK(a.block == 3);
+  CHECK(c.T == Approx(16));
+  CHECK(c.min_open == 2);  // 2.5 → 2
+  CHECK(c.wager_min == 2);
+  CHECK(c.block == 7);
+}
+
+TEST_CASE("every bot always chooses a legal action, on every rule set tried") {
+  for (const Rules& r : {Rules{}, Rules{.n_colors = 3, .n_ranks = 6, .n_handshakes = 2, .hand_size = 5},
+                         Rules{.n_colors = 7, .n_ranks = 12, .n_handshakes = 0, .hand_size = 12, .bonus_threshold = 3}}) {
+    for (const auto& name : bot_names()) {
+      auto bot = make_bot(name, r);
+      Rng rng(3);
+      for (int g = 0; g < 20; ++g) {
+        State s = State::deal(r, static_cast<std::uint64_t>(g));
+        for (int step = 0; step < 2000 && !s.is_terminal(); ++step) {
+          const int a = bot->choose_action(s, rng);
+          INFO(name, " game ", g, " step ", step);
+          REQUIRE(cfr::mask_has(s.legal_mask(), a));
+          s.apply_action(a);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("deterministic bots ignore the rng and the noisy bot depends on it") {
+  const Rules r;
+  const State s = State::deal(r, 11);
+  for (const auto& name : bot_names()) {
+    auto bot = make_bot(name, r);
+    CHECK(bot->name() == name);
+    if (!bot->deterministic()) continue;
+    Rng a(1), b(2);
+    CHECK(bot->choose_action(s, a) == bot->choose_action(s, b));
+  }
+  CHECK_FALSE(make_bot("heuristic_noisy", r)->deterministic());
+  CHECK_FALSE(make_bot("random", r)->deterministic());
+}
+
+TEST_CASE("an unknown bot name is an error listing the valid bots") {
+  CHECK_THROWS_WITH_AS(make_bot("alphazero", Rules{}),
+                       doctest::Contains("unknown bot 'alphazero'; valid bots: random, discard_only"), cfr::InputError);
+}
+
+TEST_CASE("matches alternate seats and are reproducible from their seed") {
+  auto a = make_bot("random", Rules{});
+  auto b = make_bot("random", Rules{});
+  const auto r1 = run_match(*a, *b, {.games = 50, .seed = 9});
+  const auto r2 = run_match(*a, *b, {.games = 50, .seed = 9});
+  CHECK(r1.wins == r2.wins);
+  CHECK(r1.diff_sum == r2.diff_sum);
+  CHECK(r1.length_sum == r2.length_sum);
+  CHECK(r1.wins + r1.losses + r1.draws == 50);
+  // Seats alternate and game k is dealt with seed + k.
+  struct Recorder final : Bot {
+    std::unique_ptr<Bot> inner = make_bot("random", Rules{});
+    std::vector<int> seats;
+    std::vector<State> openings;
+    std::string_view name() const noexcept override { return "recorder"; }
+    bool deterministic() const noexcept override { return false; }
+    int choose_action(const State& s, Rng& rng) override {
+      if (s.move_count() <= 3) seats.push_back(s.current_player());
+      if (s.move_count() == 0) openings.push_back(s);
+      return inner->choose_action(s, rng);
+    }
+  };
+  Recorder rec, other;
+  (void)run_match(rec, other, {.games = 4, .seed = 100});
+  CHECK(rec.seats == std::vector<int>{0, 0, 1, 1, 0, 0, 1, 1});
+  REQUIRE(rec.openings.size() == 2);
+  CHECK(rec.openings[0] == State::deal(Rules{}, 100));
+  CHECK(rec.openings[1] == State::deal(Rules{}, 102));
+  REQUIRE(other.openings.size() == 2);
+  CHECK(other.openings[0] == State::deal(Rules{}, 101));
+}
+
+TEST_CASE("an action cap stops a match game and scores it as is") {
+  auto a = make_bot("random", Rules{});
+  const auto r = run_match(*a, *a, {.games = 10, .seed = 1, .max_steps = 20});
+  CHECK(r.timeouts == 10);
+  CHECK(r.avg_length() == 20);
+}
+
+// lost-cities.md §5: the reference's 1000-game match table. Win rates within ±0.02, average score
+// differences within 5% (or three standard errors where the reference value is near zero) and
+// average lengths within 5%.
+TEST_CASE("the reference's 1000-game match table is reproduced") {
+  struct Row {
+    const char* bot0;
+    double win_rate, diff, length;
+  };
+  const Row rows[] = {{"random", 0.509, -0.17, 287},           {"heuristic_balanced", 1.000, 105.1, 166},
+                      {"heuristic_cautious", 1.000, 91.3, 187}, {"heuristic_aggressive", 1.000, 108.6, 155},
+                      {"heuristic_noisy", 0.996, 93.7, 167},    {"discard_only", 0.998, 57.1, 142}};
+  for (const Row& row : rows) {
+    auto b0 = make_bot(row.bot0, Rules{});
+    auto b1 = make_bot("random", Rules{});
+    const auto r = run_match(*b0, *b1, {.games = 1000, .seed = 0});
+    INFO(format_report(r));
+    CHECK(std::abs(r.win_rate() - row.win_rate) <= 0.02);
+    const double diff_tol = std::max(0.05 * std::abs(row.diff), 3.0 * r.sd_diff() / std::sqrt(1000.0));
+    CHECK(std::abs(r.avg_diff() - row.diff) <= diff_tol);
+    CHECK(std::abs(r.avg_length() - row.length) <= 0.05 * row.length);
+    CHECK(r.timeouts == 0);
+  }
+}
+
+namespace {
+// A deterministic bot seen as a BatchBot: decides each pending game in turn, recording batch sizes.
+class Batched final : public cfr::lc::BatchBot {
+ public:
+  explicit Batched(cfr::lc::Bot& bot) : bot_(bot) {}
+  std::string_view name() const noexcept override { return bot_.name(); }
+  void choose_actions(std::span<const cfr::lc::State* const> states, std::span<int> actions) override {
+    cfr::Rng unused(0);
+    for (std::size_t i = 0; i < states.size(); ++i) actions[i] = bot_.choose_action(*states[i], unused);
+    largest = std::max(largest, states.size());
+    ++calls;
+  }
+  std::size_t largest = 0, calls = 0;
+
+ private:
+  cfr::lc::Bot& bot_;
+};
+}  // namespace
+
+TEST_CASE("a batched match plays the same games as run_match, many decisions per call") {
+  using namespace cfr::lc;
+  const Rules rules{};
+  for (const char* opponent : {"random", "heuristic_cautious"}) {
+    CAPTURE(opponent);
+    auto me = make_bot("heuristic_balanced", rules);
+    auto other = make_bot(opponent, rules);
+    const MatchOptions opts{.games = 40, .seed = 11, .max_steps = 10000, .rules = rules};
+    const MatchReport plain = run_match(*me, *other, opts);
+    Batched batched(*me);
+    const MatchReport b = run_match_batched(batched, *other, opts, 16);
+    CHECK(b.games == plain.games);
+    CHECK(b.wins == plain.wins);
+    CHECK(b.losses == plain.losses);
+    CHECK(b.score0_sum == plain.score0_sum);
+    CHECK(b.score1_sum == plain.score1_sum);
+    CHECK(b.length_sum == plain.length_sum);
+    CHECK(b.diff_sq_sum == plain.diff_sq_sum);
+    CHECK(batched.largest == 16);
+    CHECK(batched.calls < plain.length_sum / 2 / 8);  // ≥ 8 decisions per call on average
+  }
+  // A step cap stops games the same way.
+  auto me = make_bot("heuristic_balanced", rules);
+  auto other = make_bot("random", rules);
+  const MatchOptions capped{.games = 6, .seed = 3, .max_steps = 25, .rules = rules};
+  Batched batched(*me);
+  const MatchReport a = run_match(*me, *other, capped), b = run_match_batched(batched, *other, capped, 4);
+  CHECK(a.timeouts == 6);
+  CHECK(b.timeouts == a.timeouts);
+  CHECK(b.score0_sum == a.score0_sum);
+}
