@@ -170,10 +170,6 @@ std::vector<ConfigField> fields(Config& c) {
       int_field("evaluation", "max_steps", c.evaluation.max_steps, 1, 100'000'000, "action cap per evaluation game"),
       real_field("distributed", "timeout_seconds", c.distributed.timeout_seconds, 0.1, 1e7,
                  "mpirun runs: a traversal rank that sends nothing this long ends the run, naming it"),
-      int_field("faults", "nonfinite_target_iteration", c.faults.nonfinite_target_iteration, 0, 100'000'000,
-                "testing: make one advantage sample's target NaN at this iteration (0 = off)"),
-      int_field("faults", "nonfinite_weights_iteration", c.faults.nonfinite_weights_iteration, 0, 100'000'000,
-                "testing: make advantage net 0's weights NaN at this iteration (0 = off)"),
   };
   // Keys that do not change what the run computes (how long, how fast, where, what is reported
   // or kept). The scheduler keys and the device change only floating-point rounding (none with
@@ -184,7 +180,7 @@ std::vector<ConfigField> fields(Config& c) {
       "traversal.num_workers", "traversal.parallel_shares", "traversal.deadline_us", "memory.sample_pipe_blocks",
       "memory.sample_block_samples", "memory.check_ram", "evaluation.eval_every", "evaluation.games",
       "evaluation.opponents", "evaluation.max_steps", "checkpoint.save_every", "checkpoint.include_memories",
-      "distributed.timeout_seconds", "faults.nonfinite_target_iteration", "faults.nonfinite_weights_iteration"};
+      "distributed.timeout_seconds"};
   for (auto& field : f)
     field.training = std::find(kOperational.begin(), kOperational.end(), field.section + "." + field.key) == kOperational.end();
   return f;

@@ -88,12 +88,6 @@ struct DistributedSection {
   double timeout_seconds = 300;  // a traversal rank silent this long ends the run (naming it)
 };
 
-/// Fault injection, for testing the non-finite policy (0 = off).
-struct FaultsSection {
-  int nonfinite_target_iteration = 0;   // at this iteration one advantage sample's target is NaN
-  int nonfinite_weights_iteration = 0;  // at this iteration advantage net 0's weights become NaN
-};
-
 struct Config {
   RunConfig run;
   lc::Rules rules;
@@ -107,7 +101,6 @@ struct Config {
   EvaluationSection evaluation;
   CheckpointSection checkpoint;
   DistributedSection distributed;
-  FaultsSection faults;
   std::string source = "(defaults)";  // the file the config came from
   std::vector<std::string> overrides;  // the --set assignments applied, in order (errors name them)
 };

@@ -1,5 +1,7 @@
 #include "apps/deep_cfr.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <vector>
 
@@ -78,9 +80,27 @@ DeepCfrOptions deep_cfr_options(const Config& c) {
       .save_every = c.checkpoint.save_every,
       .include_memories = c.checkpoint.include_memories,
       .distributed_timeout_seconds = c.distributed.timeout_seconds,
-      .nonfinite_target_iteration = c.faults.nonfinite_target_iteration,
-      .nonfinite_weights_iteration = c.faults.nonfinite_weights_iteration,
   };
+}
+
+void apply_test_faults(DeepCfrOptions& o, const char* spec) {
+  if (spec == nullptr || *spec == '\0') return;
+  const std::string text(spec);
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t end = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, end - at);
+    const std::size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    int* field = key == "nonfinite_target_iteration"    ? &o.nonfinite_target_iteration
+                 : key == "nonfinite_weights_iteration" ? &o.nonfinite_weights_iteration
+                                                        : nullptr;
+    if (field == nullptr || value.empty() || value.find_first_not_of("0123456789") != std::string::npos || value.size() > 8)
+      throw InputError(fmt::format("{}='{}': '{}' is not KEY=ITERATION with KEY nonfinite_target_iteration or "
+                                   "nonfinite_weights_iteration", kTestFaultsVariable, text, item));
+    *field = std::stoi(value);
+    at = end + 1;
+  }
 }
 
 namespace {
@@ -178,7 +198,8 @@ std::pair<int, int> game_widths(const Config& cfg) { return traversal_widths(cfg
 
 int run_deep_cfr(Config& cfg, const RunOptions& opts) {
   validate(cfg);
-  const DeepCfrOptions options = deep_cfr_options(cfg);
+  DeepCfrOptions options = deep_cfr_options(cfg);
+  apply_test_faults(options, std::getenv(kTestFaultsVariable));
   const bool learner = opts.dist == nullptr || opts.dist->learner();
   if (learner) {
     const auto [W, A] = game_widths(cfg);

@@ -27,6 +27,12 @@ struct RunOptions {
 
 /// The typed options of a config (the config's choices become enums here, once).
 DeepCfrOptions deep_cfr_options(const Config& cfg);
+
+/// The tests' seam for fault injection (never a config key): CFR_TEST_FAULTS =
+/// "nonfinite_target_iteration=N,nonfinite_weights_iteration=M" (either or both) sets the
+/// options' fault fields; anything else there is an InputError naming the variable.
+inline constexpr const char* kTestFaultsVariable = "CFR_TEST_FAULTS";
+void apply_test_faults(DeepCfrOptions& options, const char* spec);
 /// Loads checkpoint directory `ck` into `nets` after checking it matches cfg and the set (format
 /// version, game, networks, shape; files verified); returns its iteration.
 int load_checkpoint_networks(const std::string& ck, const Config& cfg, NetworkSet& nets);

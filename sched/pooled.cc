@@ -11,11 +11,6 @@ namespace cfr {
 
 namespace {
 
-struct Slot {
-  std::unique_ptr<TraversalContext> ctx;
-  Task<void> task;
-};
-
 struct Worker;
 
 struct Shared {
@@ -38,7 +33,7 @@ struct Shared {
 
 struct Worker final : QueryPort {
   int id = 0;
-  std::vector<Slot> slots;
+  std::unique_ptr<TraversalSlots> slots;  // destroyed only once every thread has stopped
   std::vector<std::pair<int, std::coroutine_handle<>>> ready, running, inbox;  // inbox guarded by Shared::m
   std::vector<EvalRequest*> local;
   std::condition_variable cv;
@@ -52,20 +47,13 @@ struct Worker final : QueryPort {
   }
 };
 
-void worker_loop(Worker& w, Shared& sh, const TraversalJob& job, OrderedDelivery& delivery,
-                 const std::atomic<bool>* stop, std::vector<std::unique_ptr<Worker>>& all) {
-  int live = 0;
+void worker_loop(Worker& w, Shared& sh, const TraversalJob& job, const std::atomic<bool>* stop, std::vector<std::unique_ptr<Worker>>& all) {
   auto start = [&](int slot) {
     const int index = sh.next.fetch_add(1);
-    if (index >= job.num_traversals) return;
-    Slot& s = w.slots[static_cast<std::size_t>(slot)];
-    s.ctx = delivery.acquire();
-    s.task = start_traversal(job, *s.ctx, index, &w, slot, w.id);
-    w.ready.emplace_back(slot, s.task.handle());
-    ++live;
+    if (index < job.num_traversals) w.ready.emplace_back(slot, w.slots->start(slot, index));
   };
   try {
-    for (int i = 0; i < static_cast<int>(w.slots.size()); ++i) start(i);
+    for (int i = 0; i < w.slots->size(); ++i) start(i);
     for (;;) {
       if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
         std::lock_guard lock(sh.m);
@@ -77,19 +65,11 @@ void worker_loop(Worker& w, Shared& sh, const TraversalJob& job, OrderedDelivery
       w.running.swap(w.ready);
       for (const auto& [slot, h] : w.running) {
         h.resume();
-        Slot& s = w.slots[static_cast<std::size_t>(slot)];
-        if (!s.task.done()) continue;
-        s.task.rethrow_if_failed();
-        s.task.destroy();
-        w.nodes += s.ctx->nodes;
-        ++w.traversals;
-        --live;
-        delivery.finished(std::move(s.ctx));
-        start(slot);
+        if (w.slots->finish_if_done(slot, w.nodes, w.traversals)) start(slot);
       }
       w.running.clear();
       if (!w.ready.empty()) continue;
-      if (live == 0) break;
+      if (w.slots->live() == 0) break;
       std::unique_lock lock(sh.m);
       for (EvalRequest* r : w.local) {
         if (sh.incoming_total == 0 || r->submit_ns < sh.oldest_ns) sh.oldest_ns = r->submit_ns;
@@ -210,7 +190,7 @@ RunStats PooledScheduler::run(const TraversalJob& job, std::span<Evaluator* cons
   for (int i = 0; i < T; ++i) {
     auto w = std::make_unique<Worker>();
     w->id = i;
-    w->slots.resize(static_cast<std::size_t>(per_thread));
+    w->slots = std::make_unique<TraversalSlots>(job, delivery, pool_, per_thread, w.get(), i);
     w->ready.reserve(static_cast<std::size_t>(per_thread));
     w->running.reserve(static_cast<std::size_t>(per_thread));
     w->inbox.reserve(static_cast<std::size_t>(per_thread));
@@ -219,7 +199,7 @@ RunStats PooledScheduler::run(const TraversalJob& job, std::span<Evaluator* cons
   }
   std::thread server([&] { server_loop(sh, batcher, cfg_.max_batch, cfg_.deadline_us, workers); });
   std::vector<std::thread> threads;
-  for (auto& w : workers) threads.emplace_back([&, wp = w.get()] { worker_loop(*wp, sh, job, delivery, stop, workers); });
+  for (auto& w : workers) threads.emplace_back([&, wp = w.get()] { worker_loop(*wp, sh, job, stop, workers); });
   for (auto& t : threads) t.join();
   {
     std::lock_guard lock(sh.m);
@@ -230,10 +210,7 @@ RunStats PooledScheduler::run(const TraversalJob& job, std::span<Evaluator* cons
   // Every thread has stopped: nothing references a frame any more.
   RunStats stats;
   for (auto& w : workers) {
-    for (Slot& s : w->slots) {
-      s.task.destroy();
-      pool_.release(std::move(s.ctx));
-    }
+    w->slots->abandon();
     stats.nodes += w->nodes;
     stats.traversals += w->traversals;
   }

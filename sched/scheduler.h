@@ -144,6 +144,67 @@ class FlushPolicy {
 Task<void> start_traversal(const TraversalJob& job, TraversalContext& ctx, int index, QueryPort* port, int slot,
                            int worker = 0);
 
+/// The bookkeeping every scheduler repeats, for one thread's fixed set of slots: a slot holds a
+/// live traversal (its context, taken from the delivery's pool, and its task). start() begins
+/// traversal `index` in a slot; after resuming a slot's traversal, finish_if_done() rethrows its
+/// failure or delivers it in index order and counts it; abandon() destroys every live traversal
+/// (frames first: they live in the contexts' arenas) and returns the contexts. A scheduler then
+/// only decides when to resume what and when to evaluate.
+class TraversalSlots {
+ public:
+  TraversalSlots(const TraversalJob& job, OrderedDelivery& delivery, ContextPool& pool, int slots, QueryPort* port,
+                 int worker = 0)
+      : job_(job), delivery_(delivery), pool_(pool), port_(port), worker_(worker),
+        slots_(static_cast<std::size_t>(slots)) {}
+  ~TraversalSlots() { abandon(); }
+  TraversalSlots(const TraversalSlots&) = delete;
+  TraversalSlots& operator=(const TraversalSlots&) = delete;
+
+  int size() const noexcept { return static_cast<int>(slots_.size()); }
+  int live() const noexcept { return live_; }
+  /// Starts traversal `index` of the job in `slot` (free); returns the handle to resume first.
+  std::coroutine_handle<> start(int slot, int index) {
+    Slot& s = slots_[static_cast<std::size_t>(slot)];
+    s.ctx = delivery_.acquire();
+    s.task = start_traversal(job_, *s.ctx, index, port_, slot, worker_);
+    ++live_;
+    return s.task.handle();
+  }
+  /// If the traversal in `slot` has finished: rethrows what it threw, or delivers it (adding its
+  /// nodes and one traversal to `stats`) and frees the slot; returns whether it finished.
+  bool finish_if_done(int slot, std::int64_t& nodes, std::int64_t& traversals) {
+    Slot& s = slots_[static_cast<std::size_t>(slot)];
+    if (!s.task.valid() || !s.task.done()) return false;
+    s.task.rethrow_if_failed();
+    s.task.destroy();
+    nodes += s.ctx->nodes;
+    ++traversals;
+    --live_;
+    delivery_.finished(std::move(s.ctx));
+    return true;
+  }
+  void abandon() {
+    for (Slot& s : slots_) {
+      s.task.destroy();
+      pool_.release(std::move(s.ctx));
+    }
+    live_ = 0;
+  }
+
+ private:
+  struct Slot {
+    std::unique_ptr<TraversalContext> ctx;
+    Task<void> task;
+  };
+  const TraversalJob& job_;
+  OrderedDelivery& delivery_;
+  ContextPool& pool_;
+  QueryPort* port_;
+  int worker_;
+  std::vector<Slot> slots_;
+  int live_ = 0;
+};
+
 // --- registry -------------------------------------------------------------------------------
 using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const SchedulerConfig&)>;
 

@@ -3,9 +3,9 @@
 // resume runnable traversals until all are suspended, evaluate every pending query, repeat until
 // the wave is done, then start the next wave. Batches shrink as a wave drains (the reference
 // measured a mean of 35 for waves of 64), which is why `interleaved` refills slots instead.
-// Everything a scheduler must do is here in ~70 lines: start traversals through start_traversal,
-// batch through a Batcher, deliver through OrderedDelivery, stop on the flag, and destroy every
-// frame before rethrowing.
+// What is left of a scheduler once TraversalSlots keeps the traversals (start, deliver in order,
+// rethrow, destroy every frame on the way out): when to resume which traversal, and when to
+// evaluate through a Batcher.
 #include <chrono>
 
 #include "sched/scheduler.h"
@@ -30,50 +30,25 @@ class WavesScheduler final : public Scheduler {
     } port;
     port.b = &batcher;
     OrderedDelivery delivery(sink, pool_);
-    std::vector<std::unique_ptr<TraversalContext>> ctx(static_cast<std::size_t>(window));
-    std::vector<Task<void>> tasks(static_cast<std::size_t>(window));
+    TraversalSlots slots(job, delivery, pool_, window, &port);
     std::vector<std::coroutine_handle<>> ready, running;
     RunStats stats;
-    auto cleanup = [&] {
-      batcher.clear();
-      for (auto& t : tasks) t.destroy();
-      for (auto& c : ctx) pool_.release(std::move(c));
-    };
-    try {
-      for (int first = 0; first < job.num_traversals && !stats.stopped; first += window) {
-        const int n = std::min(window, job.num_traversals - first);
-        for (int i = 0; i < n; ++i) {
-          ctx[static_cast<std::size_t>(i)] = delivery.acquire();
-          tasks[static_cast<std::size_t>(i)] = start_traversal(job, *ctx[static_cast<std::size_t>(i)], first + i, &port, i);
-          ready.push_back(tasks[static_cast<std::size_t>(i)].handle());
+    for (int first = 0; first < job.num_traversals && !stats.stopped; first += window) {
+      const int n = std::min(window, job.num_traversals - first);
+      for (int i = 0; i < n; ++i) ready.push_back(slots.start(i, first + i));
+      while (slots.live() > 0) {
+        if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
+          stats.stopped = true;
+          break;
         }
-        int live = n;
-        while (live > 0) {
-          if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
-            stats.stopped = true;
-            break;
-          }
-          running.swap(ready);
-          for (auto h : running) h.resume();
-          running.clear();
-          for (int i = 0; i < n; ++i) {
-            Task<void>& t = tasks[static_cast<std::size_t>(i)];
-            if (!t.valid() || !t.done()) continue;
-            t.rethrow_if_failed();
-            t.destroy();
-            stats.nodes += ctx[static_cast<std::size_t>(i)]->nodes;
-            ++stats.traversals;
-            --live;
-            delivery.finished(std::move(ctx[static_cast<std::size_t>(i)]));
-          }
-          batcher.flush_all([&](EvalRequest& r) { ready.push_back(r.waiter); });
-        }
+        running.swap(ready);
+        for (auto h : running) h.resume();
+        running.clear();
+        for (int i = 0; i < n; ++i) slots.finish_if_done(i, stats.nodes, stats.traversals);
+        batcher.flush_all([&](EvalRequest& r) { ready.push_back(r.waiter); });
       }
-    } catch (...) {
-      cleanup();
-      throw;
     }
-    cleanup();
+    batcher.clear();  // after a stop: requests of abandoned traversals (their frames go with `slots`)
     stats.batch = batcher.stats;
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return stats;

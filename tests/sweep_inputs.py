@@ -211,7 +211,6 @@ ZERO_OK = {
     "optimization.grad_clip": "0 = no clip", "optimization.ema_decay": "0 = no averaging",
     "checkpoint.save_every": "0 = only the latest", "evaluation.eval_every": "0 = only at the end",
     "evaluation.games": "0 = no bot games (bench/scaling.sh)",
-    "faults.nonfinite_target_iteration": "0 = off", "faults.nonfinite_weights_iteration": "0 = off",
 }
 NEG_OK = {"rules.expedition_penalty": "a bonus instead", "rules.bonus_amount": "a malus"}
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "tests/sched/helpers.h"
+#include "tests/sched/one_at_a_time.h"
 
 using namespace cfr;
 using namespace cfr::testing;
@@ -24,6 +25,7 @@ struct Variant {
 
 std::vector<Variant> variants() {
   register_builtin_schedulers();
+  register_test_scheduler();  // a scheduler written in the tests goes through the whole suite too
   std::vector<Variant> v;
   for (const auto& name : scheduler_names()) {
     v.push_back({name, {.window = 64, .max_batch = 128, .threads = 1}});

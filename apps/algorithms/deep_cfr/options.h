@@ -60,7 +60,8 @@ struct DeepCfrOptions {
   int save_every = 50;
   bool include_memories = false;
   double distributed_timeout_seconds = 300;
-  // Fault injection for the tests of the non-finite policy (0 = off).
+  // Fault injection for the tests of the non-finite policy (0 = off): set only through the
+  // tests' seam (apply_test_faults, the CFR_TEST_FAULTS variable), never by a config.
   int nonfinite_target_iteration = 0;
   int nonfinite_weights_iteration = 0;
 };

@@ -17,7 +17,6 @@
 
 #include "apps/algorithms/deep_cfr/evaluation.h"
 #include "apps/algorithms/deep_cfr/networks.h"
-#include "apps/algorithms/deep_cfr/phase_shares.h"
 #include "apps/algorithms/deep_cfr/run_files.h"
 #include "apps/checkpoint_format.h"
 #include "apps/checkpoint_policy.h"
@@ -29,7 +28,9 @@
 #include "engine/games/match.h"
 #include "engine/memory/reservoir.h"
 #include "engine/core/resources.h"
+#include "sched/phase_shares.h"
 #include "sched/sample_pipe.h"
+#include "sched/worker_thread.h"
 
 namespace cfr {
 
@@ -145,8 +146,13 @@ class DeepCfrTrainer final : public Trainer {
     adv_train_.stop = strat_train_.stop = io.stop;  // seen between training steps too
     if (learner()) {
       learner_.emplace(o, W_, A_);
-      // A distributed learner does not traverse: its share count stays 1.
-      shares_.emplace(io.dist != nullptr ? 1 : o.parallel_shares, o.traversals_per_player, nets_, *scheduler_,
+      // A distributed learner does not traverse: its share count stays 1. Each share reads its
+      // own replica of the published networks.
+      const int shares = std::max(1, std::min(io.dist != nullptr ? 1 : o.parallel_shares, o.traversals_per_player));
+      nets_.set_replicas(shares);
+      std::vector<std::vector<Evaluator*>> evaluators;
+      for (int k = 0; k < shares; ++k) evaluators.push_back(nets_.evaluators(k));
+      shares_.emplace(std::move(evaluators), o.traversals_per_player, *scheduler_,
                       [this] { return make_scheduler(o_.scheduler, o_.scheduler_config); },
                       [this](int it, int p, TraversalShare s) { return phase_job(it, p, s); });
       if constexpr (EnumerableGame<typename G::State>) tree_.emplace(build_game_tree(o.shape.game));
