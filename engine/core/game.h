@@ -26,7 +26,9 @@ using ActionMask = std::uint64_t;
 
 inline constexpr int kMaxActionsAnyGame = 64;
 
-constexpr bool mask_has(ActionMask m, int a) noexcept { return (m >> a) & 1U; }
+/// Whether action a is in m; false for any a outside [0, 64) (a game's apply_action may pass
+/// what it was given: shifting by a negative or too large amount is undefined).
+constexpr bool mask_has(ActionMask m, int a) noexcept { return a >= 0 && a < kMaxActionsAnyGame && ((m >> a) & 1U); }
 constexpr int mask_count(ActionMask m) noexcept { return std::popcount(m); }
 
 /// The k-th (0-based) set bit of m. Precondition: k < popcount(m).

@@ -60,7 +60,8 @@ class HighLow {
     return k;
   }
   void apply_action(int a) {
-    if (!mask_has(legal_mask(), a)) throw IllegalActionError("high_low: illegal action " + std::to_string(a));
+    if (a < 0 || a >= 2 || !mask_has(legal_mask(), a))
+      throw IllegalActionError("high_low: illegal action " + std::to_string(a));
     if (is_chance_node()) {
       card_[static_cast<std::size_t>(dealt_++)] = static_cast<std::int8_t>(a);
       return;
