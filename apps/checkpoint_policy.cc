@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "apps/algorithms/deep_cfr/evaluation.h"
+#include "apps/checkpoint_format.h"
 #include "apps/deep_cfr.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
@@ -105,7 +106,7 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path) {
   if (!fs::exists(config)) config = fs::path(ck).parent_path().parent_path() / "config.toml";
   if (!fs::exists(config))
     throw InputError(fmt::format("{}: not a checkpoint directory (no config.toml in it or in its run directory)", ck));
-  (void)verify_checkpoint(ck);  // its files are the bytes written before any is read
+  (void)verify_checkpoint(ck);  // its files are the bytes written, checked once, before any is read
   CheckpointPolicy p;
   p.config = load_config(config.string());
   const auto [W, A] = game_widths(p.config);
@@ -115,7 +116,10 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path) {
       NetworkConfig{.hidden_size = p.config.network.hidden_size, .num_layers = p.config.network.num_layers,
                     .activation = p.config.network.activation, .device = "cpu"},
       0);
-  p.iteration = load_checkpoint_networks(ck, p.config, *p.state->nets);
+  // Verified above: compared with the config and the network set only (no second hashing).
+  const std::string meta = (fs::path(ck) / "meta.json").string();
+  p.iteration = parse_checkpoint_meta(read_text_file(meta), meta, checkpoint_shape(p.config), p.state->nets->specs()).iteration;
+  p.state->nets->load((fs::path(ck) / "nets.pt").string());
   p.state->game.rules = p.config.rules;
   p.state->game.encoding = p.config.encoding;
   return p;

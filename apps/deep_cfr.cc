@@ -188,12 +188,6 @@ GameSettings game_settings(const Config& cfg) {
           .opponent_bot = cfg.traversal.opponent_policy == "bot" ? cfg.traversal.opponent_bot : std::string()};
 }
 
-int load_checkpoint_networks(const std::string& ck, const Config& cfg, NetworkSet& nets) {
-  const CheckpointMeta meta = read_checkpoint_meta(ck, checkpoint_shape(cfg), nets.specs());
-  nets.load((fs::path(ck) / "nets.pt").string());
-  return meta.iteration;
-}
-
 std::pair<int, int> game_widths(const Config& cfg) { return traversal_widths(cfg.run.game, game_settings(cfg)); }
 
 int run_deep_cfr(Config& cfg, const RunOptions& opts) {

@@ -14,7 +14,6 @@
 namespace cfr {
 
 class Distributed;
-class NetworkSet;
 
 struct RunOptions {
   std::string run_dir;              // created if missing
@@ -33,9 +32,6 @@ DeepCfrOptions deep_cfr_options(const Config& cfg);
 /// options' fault fields; anything else there is an InputError naming the variable.
 inline constexpr const char* kTestFaultsVariable = "CFR_TEST_FAULTS";
 void apply_test_faults(DeepCfrOptions& options, const char* spec);
-/// Loads checkpoint directory `ck` into `nets` after checking it matches cfg and the set (format
-/// version, game, networks, shape; files verified); returns its iteration.
-int load_checkpoint_networks(const std::string& ck, const Config& cfg, NetworkSet& nets);
 /// The game settings of a config (what the registered game's traversal adapter is made from).
 GameSettings game_settings(const Config& cfg);
 /// Input width of the configured game's encoding and its number of actions.
