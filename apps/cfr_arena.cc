@@ -1,6 +1,7 @@
 // cfr-arena: bot-vs-bot matches under the evaluation protocol, and transcript replay.
 //
 //   cfr-arena --bot0 heuristic_balanced --bot1 random --games 1000 --seed 0 [--max-steps M] [--json]
+//             [--independent-deals]      (bots: a bot's name or checkpoint:PATH)
 //   cfr-arena --replay FILE [--check-bots] [--quiet]
 #include <cstdio>
 #include <iostream>
@@ -54,18 +55,22 @@ int run_replay(const std::string& path, bool check_bots, bool quiet) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"cfr-arena: Lost Cities bot matches (lost-cities.md §4 protocol) and replays"};
+  CLI::App app{"cfr-arena: Lost Cities matches between bots and checkpoints (duplicate deals) and replays"};
   std::string bot0, bot1, replay, rules_json;
   int games = 1000, max_steps = 10000;
   std::uint64_t seed = 0;
-  bool json = false, check_bots = false, quiet = false;
+  bool json = false, check_bots = false, quiet = false, independent = false;
   const std::string valid_bots = cfr::join_names(bot_names());
   // An empty value is refused (CLI11 would take it as "not given"); seeds are checked as a range
   // because CLI11 2.1 wraps "-1" and saturates values beyond 64 bits.
   app.add_option("--bot0", bot0, "first bot (seat 0 in even games): " + valid_bots + ", or checkpoint:PATH")->check(cfr::kNonEmpty);
   app.add_option("--bot1", bot1, "second bot")->check(cfr::kNonEmpty);
   app.add_option("--games", games, "number of games")->check(cfr::kDecimal)->check(cfr::kCountRange);
-  app.add_option("--seed", seed, "match seed: game k is dealt with seed + k")->check(cfr::kDecimal)->check(cfr::kSeedRange);
+  app.add_option("--seed", seed, "match seed: deal d (games 2d and 2d + 1, seats swapped) is dealt with seed + d")
+      ->check(cfr::kDecimal)
+      ->check(cfr::kSeedRange);
+  app.add_flag("--independent-deals", independent,
+               "the reference's protocol (lost-cities.md §4): game k dealt with seed + k, seats alternating");
   app.add_option("--max-steps", max_steps, "action cap per game, then scored as is")->check(cfr::kDecimal)->check(cfr::kCountRange);
   app.add_option("--rules", rules_json, R"(rule overrides as a JSON object, e.g. '{"n_colors":3}')")->check(cfr::kNonEmpty);
   app.add_flag("--json", json, "print the report as one JSON object");
@@ -84,14 +89,16 @@ int main(int argc, char** argv) {
       throw cfr::InputError("--bot0 and --bot1 are required (or --replay FILE); valid bots: " + valid_bots);
     const Rules rules = rules_json.empty() ? Rules{} : rules_from_json_text(rules_json, "--rules");
 #ifdef CFR_ARENA_CHECKPOINTS
-    auto b0 = cfr::make_any_bot(bot0, rules);
-    auto b1 = cfr::make_any_bot(bot1, rules);
+    const auto b0 = cfr::make_any_player(bot0, rules);  // a checkpoint decides in batched forwards
+    const auto b1 = cfr::make_any_player(bot1, rules);
+    const MatchPlayer p0 = b0.player(), p1 = b1.player();
 #else
-    auto b0 = make_bot(bot0, rules);
-    auto b1 = make_bot(bot1, rules);
+    const auto b0 = make_bot(bot0, rules);
+    const auto b1 = make_bot(bot1, rules);
+    const MatchPlayer p0{.bot = b0.get()}, p1{.bot = b1.get()};
 #endif
-    const MatchReport r =
-        run_match(*b0, *b1, MatchOptions{.games = games, .seed = seed, .max_steps = max_steps, .rules = rules});
+    const MatchReport r = run_match_players(
+        p0, p1, MatchOptions{.games = games, .seed = seed, .max_steps = max_steps, .rules = rules, .duplicate = !independent});
     if (json)
       std::cout << report_json(r) << "\n";
     else

@@ -37,6 +37,9 @@ struct Timing {
 
 /// Times `call` (one batch): warm-up, then `repeats` runs of k calls each, k chosen so that a
 /// run lasts at least min_ms; per-call microseconds.
+/// A timing doubles its calls until they take min_ms, up to this many.
+constexpr int kMaxCallsPerTiming = 1 << 20;
+
 template <class F>
 Timing time_calls(F&& call, int repeats, double min_ms) {
   for (int i = 0; i < 3; ++i) call();
@@ -45,7 +48,7 @@ Timing time_calls(F&& call, int repeats, double min_ms) {
     const auto t = Clock::now();
     for (int i = 0; i < k; ++i) call();
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-    if (ms >= min_ms || k >= (1 << 20)) break;
+    if (ms >= min_ms || k >= kMaxCallsPerTiming) break;
     k = std::max(k * 2, static_cast<int>(k * min_ms / std::max(ms, 1e-3)));
   }
   std::vector<double> us;
@@ -67,7 +70,7 @@ std::vector<int> parse_batches(const std::string& text) {
     try {
       std::size_t used = 0;
       const int b = std::stoi(item, &used);
-      if (used != item.size() || b < 1 || b > (1 << 20)) throw std::invalid_argument(item);
+      if (used != item.size() || b < 1 || b > cfr::kMaxEvaluatorBatch) throw std::invalid_argument(item);
       out.push_back(b);
     } catch (const std::exception&) {
       throw cfr::InputError(fmt::format("--batches: '{}' is not a batch size between 1 and 1048576", item));
@@ -195,10 +198,10 @@ int main(int argc, char** argv) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const std::string advice =
         cfg.run.device == "cuda"
-            ? fmt::format("traversal.scheduler = \"pooled\", num_workers = {}, interleave_max_batch = {}, interleave_width = {} "
-                          "(per worker: the batcher merges the workers' requests)",
-                          cores, rec, std::max(64, 2 * rec / static_cast<int>(cores)))
-            : fmt::format("traversal.scheduler = \"interleaved\", interleave_max_batch = {}, interleave_width = {} "
+            ? fmt::format("traversal.scheduler = \"pooled\" with [scheduler.pooled] threads = {}, max_batch = {}, window = {} "
+                          "(all threads together: the inference thread merges their requests)",
+                          cores, rec, static_cast<int>(cores) * std::max(64, 2 * rec / static_cast<int>(cores)))
+            : fmt::format("traversal.scheduler = \"interleaved\" with [scheduler.interleaved] max_batch = {}, window = {} "
                           "(a window of live traversals ≥ the batch keeps forwards full)",
                           rec, std::max(16, rec));
     std::cout << fmt::format("recommended: batch {} ({:.4f} µs/state, within 10% of the best {:.4f}); {}\n", rec,

@@ -1,6 +1,6 @@
 // cfr-eval: evaluates a trained checkpoint. Lost Cities: matches against bots under the
 // evaluation protocol (the strategy network played greedily). Kuhn/Leduc: exact exploitability.
-//   cfr-eval CHECKPOINT|RUN_DIR [--opponent NAME]... [--games N] [--seed S] [--max-steps M] [--json]
+//   cfr-eval CHECKPOINT|RUN_DIR [--opponent NAME|checkpoint:PATH]... [--games N] [--seed S] [--max-steps M] [--json]
 #include <iostream>
 #include <string>
 #include <vector>
@@ -25,10 +25,11 @@ int main(int argc, char** argv) {
   // An empty value is refused (CLI11 would take it as "not given"); seeds are checked as a range
   // because CLI11 2.1 wraps "-1" and saturates values beyond 64 bits.
   app.add_option("CHECKPOINT", path, "checkpoint directory, or a run directory (its latest checkpoint)")->required()->check(cfr::kNonEmpty);
-  app.add_option("--opponent", opponents, "bot to play (repeatable; default: the run's evaluation.opponents)")
-      ->check(CLI::IsMember(cfr::lc::bot_names()));
+  app.add_option("--opponent", opponents,
+                 "bot or checkpoint:PATH to play (repeatable; default: the run's evaluation.opponents)")
+      ->check(cfr::kNonEmpty);
   app.add_option("--games", games, "games per opponent")->check(cfr::kDecimal)->check(cfr::kCountRange);
-  app.add_option("--seed", seed, "match seed (game k dealt with seed + k)")->check(cfr::kDecimal)->check(cfr::kSeedRange);
+  app.add_option("--seed", seed, "match seed (deal d, played twice with seats swapped, dealt with seed + d)")->check(cfr::kDecimal)->check(cfr::kSeedRange);
   app.add_option("--max-steps", max_steps, "action cap per game")->check(cfr::kDecimal)->check(cfr::kCountRange);
   app.add_flag("--json", json, "one JSON line per result");
   if (const auto rc = cfr::parse_command_line(app, "cfr-eval", argc, argv)) return *rc;
@@ -52,9 +53,17 @@ int main(int argc, char** argv) {
     }
     if (opponents.empty()) opponents = cfg.evaluation.opponents;
     auto me = policy.batch_bot();  // one forward per round of pending decisions
+    std::vector<cfr::AnyPlayer> others;  // every name checked before the first game
     for (const auto& name : opponents) {
-      auto bot = cfr::lc::make_bot(name, cfg.rules);
-      const auto r = cfr::lc::run_match_batched(*me, *bot, {.games = games, .seed = seed, .max_steps = max_steps, .rules = cfg.rules});
+      try {
+        others.push_back(cfr::make_any_player(name, cfg.rules));
+      } catch (const cfr::InputError& e) {
+        throw cfr::InputError(fmt::format("--opponent {}: {}", name, e.what()));
+      }
+    }
+    for (const auto& other : others) {
+      const auto r = cfr::lc::run_match_players({.batch = me.get()}, other.player(),
+                                                {.games = games, .seed = seed, .max_steps = max_steps, .rules = cfg.rules});
       std::cout << (json ? cfr::lc::report_json(r) + "\n" : cfr::lc::format_report(r));
     }
     return 0;

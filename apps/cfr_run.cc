@@ -3,7 +3,6 @@
 //   cfr-run --resume RUN_DIR [--set section.key=value]...
 //   mpirun -np N cfr-run CONFIG.toml ...   (rank 0 learns, ranks 1..N-1 traverse: apps/distributed.h)
 #include <atomic>
-#include <csignal>
 #include <ctime>
 #include <filesystem>
 #include <memory>
@@ -11,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
+#include <unistd.h>  // isatty
 
 #include <fmt/format.h>
 
@@ -19,25 +18,9 @@
 #include "apps/config.h"
 #include "apps/deep_cfr.h"
 #include "apps/distributed.h"
+#include "apps/stop_signals.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
-
-namespace {
-std::atomic<bool> g_stop{false};
-/// SIGINT/SIGTERM: the first asks the run to stop after the current step (traversal batch,
-/// training step or evaluation move; the latest checkpoint stays the last completed iteration);
-/// a second exits at once with 128 + the signal (checkpoints are written atomically, so the
-/// latest stays intact). Only async-signal-safe calls here.
-extern "C" void on_signal(int sig) {
-  if (g_stop.exchange(true)) {
-    constexpr char kNow[] = "\ncfr-run: second signal: exiting now; the latest checkpoint is intact\n";
-    (void)!::write(2, kNow, sizeof kNow - 1);
-    ::_exit(128 + sig);
-  }
-  constexpr char kSoon[] = "\ncfr-run: stopping after the current step (a second signal exits at once)\n";
-  (void)!::write(2, kSoon, sizeof kSoon - 1);
-}
-}  // namespace
 
 /// optimization.nonfinite_policy = "stop" (or non-finite weights) ended the run.
 constexpr int kExitNumericStop = 4;
@@ -106,11 +89,14 @@ int main(int argc, char** argv) {
       std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
       run_dir = fmt::format("runs/{}-{}", cfg.run.experiment_name, stamp);
     }
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
+    // SIGINT/SIGTERM: the first stops the run after the current step (traversal batch, training
+    // step or evaluation move; the latest checkpoint stays the last completed iteration); a second
+    // exits at once with 128 + the signal (checkpoints are written atomically).
+    std::atomic<bool> stop{false};
+    const cfr::StopSignals signals(stop, "cfr-run", "the latest checkpoint is intact");
     const bool learner = !dist || dist->learner();
     const int done = cfr::run_deep_cfr(cfg, {.run_dir = run_dir, .resume = !resume.empty(),
-                                             .allow_training_changes = allow_training_changes, .stop = &g_stop,
+                                             .allow_training_changes = allow_training_changes, .stop = &stop,
                                              .progress = learner && isatty(2) != 0, .dist = dist.get()});
     if (learner)
       std::cerr << fmt::format("cfr-run: {} iteration(s) completed{}; metrics in {}/metrics.jsonl\n", done,

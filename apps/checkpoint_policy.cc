@@ -135,15 +135,20 @@ TabularPolicy CheckpointPolicy::tabular(const GameTree& tree) const {
   return strategy_policy(tree, state->nets->evaluator(kStrategyNet));
 }
 
-std::unique_ptr<lc::Bot> make_any_bot(const std::string& name, const lc::Rules& rules) {
+AnyPlayer make_any_player(const std::string& name, const lc::Rules& rules) {
   static constexpr std::string_view kPrefix = "checkpoint:";
+  AnyPlayer out;
   if (name.rfind(kPrefix, 0) == 0) {
     const CheckpointPolicy p = load_checkpoint_policy(name.substr(kPrefix.size()));
+    if (p.config.run.game != "lost_cities")
+      throw InputError(fmt::format("{}: a {} checkpoint cannot play Lost Cities", name, p.config.run.game));
     if (!(p.config.rules == rules))
       throw InputError(fmt::format("{}: the checkpoint was trained with other Lost Cities rules", name));
-    return p.bot();
+    out.batch = p.batch_bot();
+    return out;
   }
-  return lc::make_bot(name, rules);
+  out.bot = lc::make_bot(name, rules);
+  return out;
 }
 
 }  // namespace cfr

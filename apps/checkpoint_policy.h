@@ -42,7 +42,15 @@ struct CheckpointPolicy {
 /// Throws InputError naming the path and what is wrong or missing.
 CheckpointPolicy load_checkpoint_policy(const std::string& path);
 
-/// make_bot, plus "checkpoint:PATH" for a trained policy (Lost Cities checkpoints).
-std::unique_ptr<lc::Bot> make_any_bot(const std::string& name, const lc::Rules& rules);
+/// A side of a match by name: a bot (lc::make_bot), or "checkpoint:PATH", a trained policy that
+/// decides its moves in batched forwards (one per round of the match's live games).
+struct AnyPlayer {
+  std::unique_ptr<lc::Bot> bot;
+  std::unique_ptr<lc::BatchBot> batch;
+  lc::MatchPlayer player() const { return {.bot = bot.get(), .batch = batch.get()}; }
+};
+/// Throws InputError for an unknown bot (naming the valid ones), an unreadable checkpoint, or a
+/// checkpoint trained with other rules.
+AnyPlayer make_any_player(const std::string& name, const lc::Rules& rules);
 
 }  // namespace cfr

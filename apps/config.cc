@@ -1,6 +1,7 @@
 #include "apps/config.h"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -8,6 +9,7 @@
 #include "engine/games/bots.h"
 #include "engine/core/errors.h"
 #include "engine/games/games.h"
+#include "sched/sample_pipe.h"
 #include "sched/scheduler.h"
 
 namespace cfr {
@@ -92,7 +94,9 @@ ConfigField list_field(std::string section, std::string key, std::vector<std::st
 }  // namespace
 
 std::vector<ConfigField> fields(Config& c) {
-  constexpr std::int64_t kBig = std::int64_t{1} << 40;
+  constexpr std::int64_t kBig = std::int64_t{1} << 40;  // seeds and memory capacities
+  constexpr int kMaxRows = 1 << 24;                      // a training batch, a queue block
+  constexpr int kMaxHiddenLayers = 64;
   auto& r = c.run;
   auto& t = c.traversal;
   auto& o = c.optimization;
@@ -115,7 +119,7 @@ std::vector<ConfigField> fields(Config& c) {
       bool_field("encoding", "derived_playability", c.encoding.derived_playability, "add the 78 derived floats"),
       bool_field("encoding", "slot_aware_playability", c.encoding.slot_aware_playability, "add the 48 slot-aware floats"),
       int_field("network", "hidden_size", c.network.hidden_size, 1, 65536, "MLP width"),
-      int_field("network", "num_layers", c.network.num_layers, 1, 64, "hidden layers"),
+      int_field("network", "num_layers", c.network.num_layers, 1, kMaxHiddenLayers, "hidden layers"),
       choice_field("network", "activation", c.network.activation, {"relu", "tanh", "gelu"}, "hidden activation"),
       int_field("network", "invariant_chunk", c.network.invariant_chunk, 0, 4096,
                 "0 = forward whole batches (fast); N = forward in chunks of exactly N rows so outputs do not depend on batching (identical samples across schedulers and processes; 8 with OpenBLAS)"),
@@ -133,18 +137,14 @@ std::vector<ConfigField> fields(Config& c) {
                    "simultaneous: both phases use the iteration's starting nets (the reference); alternating: advantage net 0 trains and is published before player 1's phase (Deep CFR's Algorithm 1)"),
       choice_field("traversal", "opponent_bot", t.opponent_bot, {}, "bot for opponent_policy = bot (lost_cities)"),
       choice_field("traversal", "scheduler", t.scheduler, {}, "registered scheduler (recursive, interleaved, pooled, waves, ...)"),
-      int_field("traversal", "interleave_width", t.interleave_width, 1, 1 << 20, "live traversals (scheduler window)"),
-      int_field("traversal", "interleave_max_batch", t.interleave_max_batch, 1, 1 << 20, "rows per forward"),
-      int_field("traversal", "num_workers", t.num_workers, 1, 1024, "coroutine threads (pooled)"),
       int_field("traversal", "parallel_shares", t.parallel_shares, 1, 256,
                 "split a traversal phase during which no network trains (player 0's; both with update_order = alternating) into this many contiguous shares, each on its own thread, scheduler and network replica"),
-      int_field("traversal", "deadline_us", t.deadline_us, 0, 10'000'000, "flush a batch after this wait (pooled; 0 = never)"),
       choice_field("regret_matching", "all_negative_fallback", c.all_negative_fallback, {"argmax", "uniform"}, "policy when no regret is positive"),
       choice_field("training_weighting", "mode", c.weighting_mode, {"lcfr", "uniform"}, "sample weight t/T (lcfr) or 1"),
       int_field("optimization", "advantage_updates_per_iteration", o.advantage_updates_per_iteration, 0, 100'000'000, "steps per advantage net"),
       int_field("optimization", "strategy_updates_per_iteration", o.strategy_updates_per_iteration, 0, 100'000'000, "steps of the strategy net"),
-      int_field("optimization", "advantage_batch_size", o.advantage_batch_size, 1, 1 << 24, "batch of an advantage step"),
-      int_field("optimization", "strategy_batch_size", o.strategy_batch_size, 1, 1 << 24, "batch of a strategy step"),
+      int_field("optimization", "advantage_batch_size", o.advantage_batch_size, 1, kMaxRows, "batch of an advantage step"),
+      int_field("optimization", "strategy_batch_size", o.strategy_batch_size, 1, kMaxRows, "batch of a strategy step"),
       real_field("optimization", "learning_rate", o.learning_rate, 1e-12, 10, "AdamW learning rate (> 0)"),
       int_field("optimization", "learning_rate_decay_iterations", o.learning_rate_decay_iterations, 0, 100'000'000,
                 "0 = constant learning rate; N = learning_rate / sqrt(1 + (iteration - 1) / N)"),
@@ -157,8 +157,8 @@ std::vector<ConfigField> fields(Config& c) {
       bool_field("optimization", "reinitialize_advantage", o.reinitialize_advantage, "re-initialise advantage nets every iteration (the paper's recipe)"),
       int_field("memory", "advantage_capacity", c.memory.advantage_capacity, 1, kBig, "samples per advantage memory"),
       int_field("memory", "strategy_capacity", c.memory.strategy_capacity, 1, kBig, "samples in the strategy memory"),
-      int_field("memory", "sample_pipe_blocks", c.memory.sample_pipe_blocks, 1, 1 << 20, "traversal → memory queue bound, in blocks (back-pressure beyond)"),
-      int_field("memory", "sample_block_samples", c.memory.sample_block_samples, 1, 1 << 24, "samples per queue block"),
+      int_field("memory", "sample_pipe_blocks", c.memory.sample_pipe_blocks, 1, kMaxPipeBlocks, "traversal → memory queue bound, in blocks (back-pressure beyond)"),
+      int_field("memory", "sample_block_samples", c.memory.sample_block_samples, 1, kMaxRows, "samples per queue block"),
       bool_field("memory", "check_ram", c.memory.check_ram, "refuse at start memories whose full size exceeds 90% of the memory this process may use (physical RAM or a smaller cgroup limit)"),
       bool_field("memory", "merge_duplicates", c.memory.merge_duplicates,
                  "train on the samples merged per distinct input: same loss, exact per-input means (games whose inputs repeat)"),
@@ -171,18 +171,25 @@ std::vector<ConfigField> fields(Config& c) {
       real_field("distributed", "timeout_seconds", c.distributed.timeout_seconds, 0.1, 1e7,
                  "mpirun runs: a traversal rank that sends nothing this long ends the run, naming it"),
   };
+  // [scheduler.<name>]: what each registered scheduler declares (sched/scheduler.h).
+  register_builtin_schedulers();
+  for (const auto& name : scheduler_names())
+    for (const auto& option : scheduler_options(name)) {
+      int& ref = c.scheduler_options[name].try_emplace(option.name, option.default_value).first->second;
+      f.push_back(int_field("scheduler." + name, option.name, ref, option.min, option.max, option.help));
+    }
   // Keys that do not change what the run computes (how long, how fast, where, what is reported
   // or kept). The scheduler keys and the device change only floating-point rounding (none with
   // network.invariant_chunk on one device: docs/deep-cfr.md "Batch invariance").
   static const std::vector<std::string> kOperational = {
       "run.experiment_name", "run.max_iterations", "run.max_minutes", "run.device", "run.torch_threads",
-      "network.invariant_chunk", "traversal.scheduler", "traversal.interleave_width", "traversal.interleave_max_batch",
-      "traversal.num_workers", "traversal.parallel_shares", "traversal.deadline_us", "memory.sample_pipe_blocks",
+      "network.invariant_chunk", "traversal.scheduler", "traversal.parallel_shares", "memory.sample_pipe_blocks",
       "memory.sample_block_samples", "memory.check_ram", "evaluation.eval_every", "evaluation.games",
       "evaluation.opponents", "evaluation.max_steps", "checkpoint.save_every", "checkpoint.include_memories",
       "distributed.timeout_seconds"};
   for (auto& field : f)
-    field.training = std::find(kOperational.begin(), kOperational.end(), field.section + "." + field.key) == kOperational.end();
+    field.training = field.section.rfind("scheduler.", 0) != 0 &&
+                     std::find(kOperational.begin(), kOperational.end(), field.section + "." + field.key) == kOperational.end();
   return f;
 }
 
@@ -197,6 +204,18 @@ std::vector<ConfigChange> config_changes(Config& before, Config& after) {
 
 namespace {
 
+/// Where a key that was removed lives now (empty for a key that never existed).
+std::string moved_key(const std::string& key) {
+  static const std::map<std::string, std::string> kMoved = {
+      {"traversal.interleave_width", "the window is a scheduler's option: scheduler.<name>.window, e.g. [scheduler.interleaved] window = 64"},
+      {"traversal.interleave_max_batch", "the batch is a scheduler's option: scheduler.<name>.max_batch, e.g. [scheduler.interleaved] max_batch = 128"},
+      {"traversal.num_workers", "pooled's option now: [scheduler.pooled] threads = N"},
+      {"traversal.deadline_us", "pooled's option now: [scheduler.pooled] deadline_us = N"},
+  };
+  const auto it = kMoved.find(key);
+  return it == kMoved.end() ? std::string() : it->second;
+}
+
 /// Applies a parsed table; errors name `file`, with the line when `lines` (a file, not --set).
 void apply_table(Config& c, const toml::table& root, const std::string& file, bool lines = true) {
   auto at = [&](const toml::node& n) { return lines ? fmt::format("{}:{}", file, n.source().begin.line) : file; };
@@ -204,24 +223,49 @@ void apply_table(Config& c, const toml::table& root, const std::string& file, bo
   std::vector<std::string> sections;
   for (const auto& f : fs)
     if (std::find(sections.begin(), sections.end(), f.section) == sections.end()) sections.push_back(f.section);
-  for (const auto& [sec_key, sec_node] : root) {
-    const std::string sec(sec_key.str());
-    if (std::find(sections.begin(), sections.end(), sec) == sections.end())
-      throw InputError(fmt::format("{}: unknown section [{}]; valid sections: {}", at(sec_node), sec, join_names(sections)));
-    const auto* tbl = sec_node.as_table();
-    if (tbl == nullptr) throw InputError(fmt::format("{}: [{}] must be a table", at(sec_node), sec));
-    for (const auto& [key, node] : *tbl) {
+  auto known = [&](const std::string& sec) { return std::find(sections.begin(), sections.end(), sec) != sections.end(); };
+  // A table of tables: [scheduler] holds [scheduler.<name>].
+  auto is_parent = [&](const std::string& sec) {
+    return std::any_of(sections.begin(), sections.end(), [&](const std::string& s) { return s.rfind(sec + ".", 0) == 0; });
+  };
+  auto apply_section = [&](const std::string& sec, const toml::table& tbl) {
+    for (const auto& [key, node] : tbl) {
       const std::string k(key.str());
       const std::string where = at(node);
       auto it = std::find_if(fs.begin(), fs.end(), [&](const ConfigField& f) { return f.section == sec && f.key == k; });
       if (it == fs.end()) {
+        if (const std::string moved = moved_key(sec + "." + k); !moved.empty())
+          throw InputError(fmt::format("{}: {}.{} is no longer a key: {}", where, sec, k, moved));
         std::vector<std::string> keys;
         for (const auto& f : fs)
           if (f.section == sec) keys.push_back(f.key);
-        throw InputError(fmt::format("{}: unknown key '{}.{}'; valid keys in [{}]: {}", where, sec, k, sec, join_names(keys)));
+        throw InputError(fmt::format("{}: unknown key '{}.{}'; valid keys in [{}]: {}", where, sec, k, sec,
+                                     keys.empty() ? std::string("(none)") : join_names(keys)));
       }
       it->set(&node, where);
     }
+  };
+  for (const auto& [sec_key, sec_node] : root) {
+    const std::string sec(sec_key.str());
+    const auto* tbl = sec_node.as_table();
+    if (!known(sec) && is_parent(sec) && tbl != nullptr) {
+      for (const auto& [sub_key, sub_node] : *tbl) {
+        const std::string sub = sec + "." + std::string(sub_key.str());
+        std::vector<std::string> children;
+        for (const auto& s : sections)
+          if (s.rfind(sec + ".", 0) == 0) children.push_back(s.substr(sec.size() + 1));
+        if (!known(sub) || !sub_node.is_table())
+          throw InputError(fmt::format("{}: unknown section [{}]; [{}] holds one table per {}: {}", at(sub_node), sub, sec,
+                                       sec == "scheduler" ? "registered scheduler with options" : "entry",
+                                       join_names(children)));
+        apply_section(sub, *sub_node.as_table());
+      }
+      continue;
+    }
+    if (!known(sec))
+      throw InputError(fmt::format("{}: unknown section [{}]; valid sections: {}", at(sec_node), sec, join_names(sections)));
+    if (tbl == nullptr) throw InputError(fmt::format("{}: [{}] must be a table", at(sec_node), sec));
+    apply_section(sec, *tbl);
   }
 }
 
@@ -246,8 +290,9 @@ Config parse_config(std::string_view text, const std::string& path) {
 
 void apply_override(Config& c, const std::string& assignment) {
   const auto eq = assignment.find('=');
-  const auto dot = assignment.find('.');
-  if (eq == std::string::npos || dot == std::string::npos || dot > eq)
+  // The key is after the last dot before '=': scheduler.pooled.threads is key threads of [scheduler.pooled].
+  const auto dot = eq == std::string::npos ? std::string::npos : assignment.rfind('.', eq);
+  if (eq == std::string::npos || dot == std::string::npos)
     throw InputError(fmt::format("--set '{}': expected section.key=value", assignment));
   const std::string section = assignment.substr(0, dot), key = assignment.substr(dot + 1, eq - dot - 1),
                     value = assignment.substr(eq + 1);
@@ -255,9 +300,21 @@ void apply_override(Config& c, const std::string& assignment) {
   try {
     t = toml::parse(fmt::format("[{}]\n{} = {}\n", section, key, value));
   } catch (const toml::parse_error&) {
-    toml::table quoted;
-    quoted.insert(section, toml::table{{key, value}});
-    t = std::move(quoted);
+    // Not TOML: the value is taken as a string, in [a.b] as nested tables.
+    std::vector<std::string> parts;
+    for (std::size_t from = 0;;) {
+      const auto next = section.find('.', from);
+      parts.push_back(section.substr(from, next == std::string::npos ? std::string::npos : next - from));
+      if (next == std::string::npos) break;
+      from = next + 1;
+    }
+    toml::table inner{{key, value}};
+    for (auto part = parts.rbegin(); part != parts.rend(); ++part) {
+      toml::table outer;
+      outer.insert(*part, std::move(inner));
+      inner = std::move(outer);
+    }
+    t = std::move(inner);
   }
   apply_table(c, t, fmt::format("--set {}", assignment), /*lines=*/false);
   c.overrides.push_back(section + "." + key + "=" + value);

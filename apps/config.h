@@ -5,6 +5,7 @@
 // valid choices.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,12 +45,8 @@ struct TraversalSection {
   // Algorithm 1), so player 1's phase plays against player 0's new strategy.
   std::string update_order = "simultaneous";
   std::string opponent_bot = "random";
-  std::string scheduler = "interleaved";
-  int interleave_width = 64;
-  int interleave_max_batch = 128;
-  int num_workers = 1;
+  std::string scheduler = "interleaved";  // its options: Config::scheduler_options
   int parallel_shares = 1;  // a phase without concurrent training split over this many threads
-  int deadline_us = 0;
 };
 struct OptimizationSection {
   int advantage_updates_per_iteration = 512;
@@ -101,6 +98,9 @@ struct Config {
   EvaluationSection evaluation;
   CheckpointSection checkpoint;
   DistributedSection distributed;
+  /// [scheduler.<name>]: each registered scheduler's options (sched/scheduler.h), by scheduler
+  /// and option name; fields() fills in the declared defaults. Only traversal.scheduler's are used.
+  std::map<std::string, std::map<std::string, int>> scheduler_options;
   std::string source = "(defaults)";  // the file the config came from
   std::vector<std::string> overrides;  // the --set assignments applied, in order (errors name them)
 };

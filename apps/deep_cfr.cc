@@ -22,6 +22,19 @@ namespace cfr {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+/// The selected scheduler's options, from [scheduler.<name>] (make_scheduler fills in the
+/// declared defaults of any not there).
+SchedulerOptions scheduler_options_of(const Config& c) {
+  SchedulerOptions o;
+  if (const auto it = c.scheduler_options.find(c.traversal.scheduler); it != c.scheduler_options.end())
+    for (const auto& [key, value] : it->second) o.set(key, value);
+  return o;
+}
+
+}  // namespace
+
 DeepCfrOptions deep_cfr_options(const Config& c) {
   const auto& t = c.traversal;
   const auto& op = c.optimization;
@@ -58,8 +71,7 @@ DeepCfrOptions deep_cfr_options(const Config& c) {
                     .rm_epsilon = t.regret_matching_epsilon},
       .update_order = t.update_order == "alternating" ? UpdateOrder::kAlternating : UpdateOrder::kSimultaneous,
       .scheduler = t.scheduler,
-      .scheduler_config = {.window = t.interleave_width, .max_batch = t.interleave_max_batch, .threads = t.num_workers,
-                           .deadline_us = t.deadline_us},
+      .scheduler_options = scheduler_options_of(c),
       .parallel_shares = t.parallel_shares,
       .advantage_training = adv,
       .strategy_training = strat,

@@ -32,10 +32,16 @@ class CountingSink final : public SampleSink {
 
 struct Row {
   std::string evaluator, scheduler;
-  SchedulerConfig cfg;
+  SchedulerOptions cfg;
   double median_nps = 0, min_nps = 0, max_nps = 0, mean_batch = 0, nodes_per_traversal = 0;
   std::int64_t forwards = 0;
 };
+
+/// An option's value in a case (recursive has none: window, batch and threads 1).
+int opt(const SchedulerOptions& o, const std::string& name) {
+  const auto it = o.values().find(name);
+  return it == o.values().end() ? 1 : it->second;
+}
 
 }  // namespace
 
@@ -57,23 +63,23 @@ int main(int argc, char** argv) {
 
   struct Case {
     std::string scheduler;
-    SchedulerConfig cfg;
+    SchedulerOptions cfg;
   };
   const std::vector<Case> zero_cost = {
-      {"recursive", {.window = 1}},
-      {"interleaved", {.window = 16, .max_batch = 1024}},
-      {"interleaved", {.window = 64, .max_batch = 1024}},
-      {"interleaved", {.window = 256, .max_batch = 1024}},
-      {"waves", {.window = 64, .max_batch = 1024}},
-      {"pooled", {.window = 64, .max_batch = 1024, .threads = 1}},
+      {"recursive", {}},
+      {"interleaved", {{"window", 16}, {"max_batch", 1024}}},
+      {"interleaved", {{"window", 64}, {"max_batch", 1024}}},
+      {"interleaved", {{"window", 256}, {"max_batch", 1024}}},
+      {"waves", {{"window", 64}, {"max_batch", 1024}}},
+      {"pooled", {{"window", 64}, {"max_batch", 1024}, {"threads", 1}}},
   };
   const std::vector<Case> latency = {
-      {"recursive", {.window = 1}},
-      {"waves", {.window = 64, .max_batch = 1024}},
-      {"interleaved", {.window = 64, .max_batch = 1024}},
-      {"interleaved", {.window = 256, .max_batch = 1024}},
-      {"interleaved", {.window = 1024, .max_batch = 1024}},
-      {"pooled", {.window = 1024, .max_batch = 1024, .threads = 2}},
+      {"recursive", {}},
+      {"waves", {{"window", 64}, {"max_batch", 1024}}},
+      {"interleaved", {{"window", 64}, {"max_batch", 1024}}},
+      {"interleaved", {{"window", 256}, {"max_batch", 1024}}},
+      {"interleaved", {{"window", 1024}, {"max_batch", 1024}}},
+      {"pooled", {{"window", 1024}, {"max_batch", 1024}, {"threads", 2}}},
   };
 
   std::vector<Row> rows;
@@ -84,7 +90,7 @@ int main(int argc, char** argv) {
     job.traverser = 0;
     // A phase of at least 8 windows, so that the window stays full for most of it; warm up with a
     // whole phase so that every context, arena and buffer exists before timing.
-    n = std::max(n, 8 * c.cfg.window);
+    n = std::max(n, 8 * opt(c.cfg, "window"));
     job.num_traversals = n;
     job.seed = 1;
     job.input_width = W;
@@ -108,8 +114,8 @@ int main(int argc, char** argv) {
     r.min_nps = nps.front();
     r.max_nps = nps.back();
     std::printf("%-19s %-12s window %5d threads %d  %5d traversals  %9.0f nodes/s (%.0f–%.0f)  mean batch %6.1f = %5.1f%% of window\n",
-                ev_name.c_str(), c.scheduler.c_str(), c.cfg.window, c.cfg.threads, n, r.median_nps, r.min_nps, r.max_nps,
-                r.mean_batch, 100.0 * r.mean_batch / c.cfg.window);
+                ev_name.c_str(), c.scheduler.c_str(), opt(c.cfg, "window"), opt(c.cfg, "threads"), n, r.median_nps, r.min_nps, r.max_nps,
+                r.mean_batch, 100.0 * r.mean_batch / opt(c.cfg, "window"));
     std::fflush(stdout);
     rows.push_back(r);
   };
@@ -128,8 +134,8 @@ int main(int argc, char** argv) {
   if (!json_path.empty()) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& r : rows)
-      j.push_back({{"evaluator", r.evaluator}, {"scheduler", r.scheduler}, {"window", r.cfg.window},
-                   {"threads", r.cfg.threads}, {"max_batch", r.cfg.max_batch}, {"median_nodes_per_s", r.median_nps},
+      j.push_back({{"evaluator", r.evaluator}, {"scheduler", r.scheduler}, {"window", opt(r.cfg, "window")},
+                   {"threads", opt(r.cfg, "threads")}, {"max_batch", opt(r.cfg, "max_batch")}, {"median_nodes_per_s", r.median_nps},
                    {"min_nodes_per_s", r.min_nps}, {"max_nodes_per_s", r.max_nps}, {"mean_batch", r.mean_batch},
                    {"forwards", r.forwards}, {"nodes_per_traversal", r.nodes_per_traversal}});
     std::ofstream(json_path) << j.dump(1) << "\n";

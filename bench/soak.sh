@@ -9,7 +9,7 @@ minutes=${1:-30}
 run_dir=${2:-runs/soak-$(date +%Y%m%d-%H%M%S)}
 build/bin/cfr-run configs/smoke.toml --run-dir "$run_dir" \
   --set run.experiment_name=soak --set run.max_iterations=100000000 --set run.max_minutes="$minutes" \
-  --set traversal.traversals_per_player=64 --set traversal.max_nodes_per_traversal=0 --set traversal.interleave_width=64 \
+  --set traversal.traversals_per_player=64 --set traversal.max_nodes_per_traversal=0 --set scheduler.interleaved.window=64 \
   --set optimization.advantage_updates_per_iteration=16 --set optimization.strategy_updates_per_iteration=16 \
   --set optimization.advantage_batch_size=256 --set optimization.strategy_batch_size=256 \
   --set memory.advantage_capacity=100000 --set memory.strategy_capacity=100000 \

@@ -24,6 +24,13 @@
 namespace cfr {
 
 namespace {
+/// A TorchEvaluator's batches: the size it runs best at (what cfr-bench-batch measured on CPU,
+/// docs/gpu.md) and the largest it accepts in one call (the batcher splits larger ones).
+constexpr int kPreferredForwardBatch = 256;
+constexpr int kMaxForwardBatch = 1 << 16;
+}  // namespace
+
+namespace {
 
 struct MlpImpl : torch::nn::Module {
   MlpImpl(int in, int out, const NetworkConfig& c) : activation(c.activation) {
@@ -66,7 +73,7 @@ class TorchEvaluator final : public Evaluator {
 #endif
   {
   }
-  EvaluatorInfo info() const override { return {in_, out_, 256, 1 << 16}; }
+  EvaluatorInfo info() const override { return {in_, out_, kPreferredForwardBatch, kMaxForwardBatch}; }
   void evaluate(std::span<const float> inputs, std::span<const ActionMask>, std::span<float> outputs) override {
     const auto n = static_cast<std::int64_t>(inputs.size()) / in_;
     torch::InferenceMode guard;
@@ -213,7 +220,8 @@ struct NetworkSet::Impl {
 
 NetworkSet::NetworkSet(NetworkSpecs specs, const NetworkConfig& cfg, std::uint64_t seed)
     : specs_(std::move(specs)), impl_(std::make_unique<Impl>()) {
-  CFR_CHECK(!specs_.empty() && specs_.size() <= 64, "{} networks declared (1 to 64)", specs_.size());
+  CFR_CHECK(!specs_.empty() && specs_.size() <= static_cast<std::size_t>(kMaxNetworks), "{} networks declared (1 to {})",
+            specs_.size(), kMaxNetworks);
   for (const auto& s : specs_)
     CFR_CHECK(s.input_width > 0 && s.output_width > 0, "network '{}' maps {} → {} floats", s.name, s.input_width,
               s.output_width);

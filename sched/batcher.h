@@ -42,7 +42,7 @@ class Batcher {
   Batcher(std::span<Evaluator* const> nets, int max_batch, int capacity);
 
   /// Networks a batcher (and a FlushPolicy's mask) can hold.
-  static constexpr int kMaxNets = 64;
+  static constexpr int kMaxNets = kMaxNetworks;
   int num_nets() const noexcept { return static_cast<int>(nets_.size()); }
 
   /// Files a request, stamping its submit time unless `keep_time` (already stamped upstream).

@@ -18,11 +18,17 @@
 
 namespace cfr {
 
+/// The largest batch an evaluator without a limit of its own accepts (and the largest a scheduler
+/// or a benchmark may ask for).
+inline constexpr int kMaxEvaluatorBatch = 1 << 20;
+/// Networks an algorithm may declare (a FlushPolicy's mask has one bit per network).
+inline constexpr int kMaxNetworks = 64;
+
 struct EvaluatorInfo {
   int input_width = 0;
   int output_width = 0;
   int preferred_batch = 1;  // the batch size this evaluator runs best at
-  int max_batch = 1 << 20;  // the largest batch it accepts
+  int max_batch = kMaxEvaluatorBatch;  // the largest batch it accepts
 };
 
 class Evaluator {
@@ -38,7 +44,7 @@ class Evaluator {
 /// advantage is 0, so the fallback decides.
 class UniformEvaluator final : public Evaluator {
  public:
-  UniformEvaluator(int input_width, int output_width) : info_{input_width, output_width, 1, 1 << 20} {}
+  UniformEvaluator(int input_width, int output_width) : info_{input_width, output_width, 1, kMaxEvaluatorBatch} {}
   EvaluatorInfo info() const override { return info_; }
   void evaluate(std::span<const float>, std::span<const ActionMask>, std::span<float> outputs) override;
 
@@ -52,7 +58,7 @@ class UniformEvaluator final : public Evaluator {
 class HashEvaluator final : public Evaluator {
  public:
   HashEvaluator(int input_width, int output_width, std::uint64_t seed = 0, double latency_us = 0.0,
-                int preferred_batch = 1, int max_batch = 1 << 20)
+                int preferred_batch = 1, int max_batch = kMaxEvaluatorBatch)
       : info_{input_width, output_width, preferred_batch, max_batch}, seed_(seed), latency_us_(latency_us) {}
   EvaluatorInfo info() const override { return info_; }
   void evaluate(std::span<const float> inputs, std::span<const ActionMask> legal, std::span<float> outputs) override;
@@ -71,7 +77,7 @@ class HashEvaluator final : public Evaluator {
 /// samples between phases).
 class TabularEvaluator final : public Evaluator {
  public:
-  TabularEvaluator(int input_width, int output_width) : info_{input_width, output_width, 1, 1 << 20} {}
+  TabularEvaluator(int input_width, int output_width) : info_{input_width, output_width, 1, kMaxEvaluatorBatch} {}
   EvaluatorInfo info() const override { return info_; }
   void evaluate(std::span<const float> inputs, std::span<const ActionMask> legal, std::span<float> outputs) override;
   /// row(input) += weight · values (output_width floats).

@@ -21,8 +21,8 @@ class LoopPort final : public QueryPort {
 RunStats InterleavedScheduler::run(const TraversalJob& job, std::span<Evaluator* const> nets, SampleSink& sink,
                                    const std::atomic<bool>* stop) {
   const auto t0 = std::chrono::steady_clock::now();
-  const int window = std::max(1, cfg_.window);
-  Batcher batcher(nets, cfg_.max_batch, window);
+  const int window = std::max(1, window_);
+  Batcher batcher(nets, max_batch_, window);
   LoopPort port(batcher);
   OrderedDelivery delivery(sink, pool_);
   TraversalSlots slots(job, delivery, pool_, window, &port);

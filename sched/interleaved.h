@@ -13,13 +13,16 @@ namespace cfr {
 
 class InterleavedScheduler final : public Scheduler {
  public:
-  InterleavedScheduler(const SchedulerConfig& c, std::string name) : cfg_(c), name_(std::move(name)) {}
+  /// `window` live traversals; at most `max_batch` rows per evaluate() call.
+  InterleavedScheduler(int window, int max_batch, std::string name)
+      : window_(window), max_batch_(max_batch), name_(std::move(name)) {}
   std::string_view name() const noexcept override { return name_; }
   RunStats run(const TraversalJob& job, std::span<Evaluator* const> nets, SampleSink& sink,
                const std::atomic<bool>* stop) override;
 
  private:
-  SchedulerConfig cfg_;
+  int window_;
+  int max_batch_;
   std::string name_;
   ContextPool pool_;
 };

@@ -55,6 +55,9 @@ struct SamplePipeStats {
   int max_queued = 0;
 };
 
+/// The largest queue bound a run may configure (memory.sample_pipe_blocks).
+inline constexpr int kMaxPipeBlocks = 1 << 20;
+
 class SamplePipe final : public SampleSink {
  public:
   using Consumer = std::function<void(const SampleBlock&)>;

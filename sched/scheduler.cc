@@ -1,5 +1,8 @@
 #include "sched/scheduler.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "engine/core/errors.h"
@@ -77,10 +80,23 @@ Task<void> start_traversal(const TraversalJob& job, TraversalContext& ctx, int i
   return job.start(ctx);
 }
 
+int SchedulerOptions::get(const std::string& name) const {
+  const auto it = values_.find(name);
+  if (it == values_.end()) throw std::logic_error(fmt::format("scheduler option '{}' was not declared", name));
+  return it->second;
+}
+
+std::string SchedulerOptions::describe() const {
+  std::string s;
+  for (const auto& [k, v] : values_) s += fmt::format("{}{}={}", s.empty() ? "" : ", ", k, v);
+  return s;
+}
+
 namespace {
 
 struct Entry {
   std::string description;
+  std::vector<SchedulerOption> options;
   SchedulerFactory factory;
 };
 
@@ -95,9 +111,10 @@ std::map<std::string, Entry>& registry() {
 
 }  // namespace
 
-void register_scheduler(const std::string& name, const std::string& description, SchedulerFactory factory) {
+void register_scheduler(const std::string& name, const std::string& description, std::vector<SchedulerOption> options,
+                        SchedulerFactory factory) {
   std::lock_guard lock(registry_mutex());
-  registry()[name] = Entry{description, std::move(factory)};
+  registry()[name] = Entry{description, std::move(options), std::move(factory)};
 }
 
 std::vector<std::string> scheduler_names() {
@@ -113,21 +130,37 @@ std::string scheduler_description(const std::string& name) {
   return it == registry().end() ? std::string() : it->second.description;
 }
 
-std::unique_ptr<Scheduler> make_scheduler(const std::string& name, const SchedulerConfig& config) {
-  SchedulerFactory f;
+std::vector<SchedulerOption> scheduler_options(const std::string& name) {
+  std::lock_guard lock(registry_mutex());
+  const auto it = registry().find(name);
+  return it == registry().end() ? std::vector<SchedulerOption>{} : it->second.options;
+}
+
+std::unique_ptr<Scheduler> make_scheduler(const std::string& name, const SchedulerOptions& options) {
+  Entry entry;
   {
     std::lock_guard lock(registry_mutex());
     const auto it = registry().find(name);
-    if (it != registry().end()) f = it->second.factory;
+    if (it != registry().end()) entry = it->second;
   }
-  if (!f) {
+  if (!entry.factory) {
     throw InputError(fmt::format("unknown scheduler '{}'; registered schedulers: {}", name, join_names(scheduler_names())));
   }
-  if (config.window < 1) throw InputError(fmt::format("scheduler window = {} must be ≥ 1", config.window));
-  if (config.max_batch < 1) throw InputError(fmt::format("scheduler max_batch = {} must be ≥ 1", config.max_batch));
-  if (config.threads < 1) throw InputError(fmt::format("scheduler threads = {} must be ≥ 1", config.threads));
-  if (config.deadline_us < 0) throw InputError(fmt::format("scheduler deadline_us = {} must be ≥ 0", config.deadline_us));
-  return f(config);
+  SchedulerOptions resolved;
+  for (const auto& o : entry.options) resolved.set(o.name, o.default_value);
+  for (const auto& [key, value] : options.values()) {
+    const auto it = std::find_if(entry.options.begin(), entry.options.end(), [&](const SchedulerOption& o) { return o.name == key; });
+    if (it == entry.options.end()) {
+      std::vector<std::string> known;
+      for (const auto& o : entry.options) known.push_back(o.name);
+      throw InputError(fmt::format("scheduler '{}' has no option '{}'; its options: {}", name, key,
+                                   known.empty() ? std::string("(none)") : join_names(known)));
+    }
+    if (value < it->min || value > it->max)
+      throw InputError(fmt::format("scheduler '{}': {} = {} is out of range [{}, {}]", name, key, value, it->min, it->max));
+    resolved.set(key, value);
+  }
+  return entry.factory(resolved);
 }
 
 }  // namespace cfr

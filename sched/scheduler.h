@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -75,12 +76,35 @@ struct RunStats {
   double nodes_per_second() const noexcept { return seconds > 0 ? static_cast<double>(nodes) / seconds : 0.0; }
 };
 
-/// Options every scheduler may read (each scheduler documents which it uses).
-struct SchedulerConfig {
-  int window = 64;       // live traversals (all threads together)
-  int max_batch = 128;   // rows per evaluate() call
-  int threads = 1;       // coroutine threads (pooled)
-  int deadline_us = 0;   // flush a batch once its oldest request waited this long (0 = never)
+/// Largest window (live traversals) and batch a scheduler option may ask for.
+inline constexpr int kMaxSchedulerWindow = kMaxEvaluatorBatch;
+
+/// One option a scheduler declares: an integer with a default and a valid range. cfr-run offers
+/// it as `scheduler.<scheduler>.<name>` ([scheduler.<scheduler>] in a config).
+struct SchedulerOption {
+  std::string name;
+  int default_value = 0;
+  int min = 0;
+  int max = kMaxSchedulerWindow;
+  std::string help;
+};
+
+/// Values of a scheduler's options by name; options not given take their declared default.
+/// make_scheduler() checks each name and range against the scheduler's declaration.
+class SchedulerOptions {
+ public:
+  SchedulerOptions() = default;
+  SchedulerOptions(std::initializer_list<std::pair<const std::string, int>> values) : values_(values) {}
+  void set(const std::string& name, int value) { values_[name] = value; }
+  /// The value of a declared option (make_scheduler fills in defaults); throws std::logic_error
+  /// for a name the scheduler did not declare.
+  int get(const std::string& name) const;
+  const std::map<std::string, int>& values() const noexcept { return values_; }
+  /// "name=value, ..." for logs.
+  std::string describe() const;
+
+ private:
+  std::map<std::string, int> values_;
 };
 
 class Scheduler {
@@ -206,15 +230,20 @@ class TraversalSlots {
 };
 
 // --- registry -------------------------------------------------------------------------------
-using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const SchedulerConfig&)>;
+/// Builds a scheduler from its options, resolved (every declared option present, in range).
+using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const SchedulerOptions&)>;
 
-/// Registers a scheduler under `name` (replacing one of the same name).
-void register_scheduler(const std::string& name, const std::string& description, SchedulerFactory factory);
+/// Registers a scheduler under `name` with the options it reads (replacing one of the same name).
+void register_scheduler(const std::string& name, const std::string& description, std::vector<SchedulerOption> options,
+                        SchedulerFactory factory);
 /// Registers recursive, interleaved, pooled and the example `waves`. Idempotent.
 void register_builtin_schedulers();
 std::vector<std::string> scheduler_names();
 std::string scheduler_description(const std::string& name);
-/// Throws InputError naming the valid schedulers for an unknown name.
-std::unique_ptr<Scheduler> make_scheduler(const std::string& name, const SchedulerConfig& config);
+/// The options `name` declares (empty for an unknown name).
+std::vector<SchedulerOption> scheduler_options(const std::string& name);
+/// Throws InputError naming the valid schedulers for an unknown name, the scheduler's options
+/// for an option it does not declare, and the range for a value outside it.
+std::unique_ptr<Scheduler> make_scheduler(const std::string& name, const SchedulerOptions& options = {});
 
 }  // namespace cfr

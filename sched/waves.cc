@@ -16,14 +16,14 @@ namespace {
 
 class WavesScheduler final : public Scheduler {
  public:
-  explicit WavesScheduler(const SchedulerConfig& c) : cfg_(c) {}
+  explicit WavesScheduler(const SchedulerOptions& o) : window_(o.get("window")), max_batch_(o.get("max_batch")) {}
   std::string_view name() const noexcept override { return "waves"; }
 
   RunStats run(const TraversalJob& job, std::span<Evaluator* const> nets, SampleSink& sink,
                const std::atomic<bool>* stop) override {
     const auto t0 = std::chrono::steady_clock::now();
-    const int window = std::max(1, cfg_.window);
-    Batcher batcher(nets, cfg_.max_batch, window);
+    const int window = window_;
+    Batcher batcher(nets, max_batch_, window);
     struct Port final : QueryPort {
       Batcher* b;
       void submit(EvalRequest& r) override { b->add(r); }
@@ -55,7 +55,8 @@ class WavesScheduler final : public Scheduler {
   }
 
  private:
-  SchedulerConfig cfg_;
+  int window_;
+  int max_batch_;
   ContextPool pool_;
 };
 
@@ -63,7 +64,9 @@ class WavesScheduler final : public Scheduler {
 
 void register_waves_scheduler() {
   register_scheduler("waves", "example plug-in: waves of `window` traversals, flushed when all are suspended",
-                     [](const SchedulerConfig& c) { return std::make_unique<WavesScheduler>(c); });
+                     {{.name = "window", .default_value = 64, .min = 1, .help = "traversals per wave"},
+                      {.name = "max_batch", .default_value = 128, .min = 1, .help = "rows per forward"}},
+                     [](const SchedulerOptions& o) { return std::make_unique<WavesScheduler>(o); });
 }
 
 }  // namespace cfr

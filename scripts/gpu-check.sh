@@ -18,7 +18,7 @@ $B/cfr-bench-batch configs/gpu.toml --device cuda --train --batches 1,4,16,64,25
   --csv "$OUT/batch_cuda.csv" --json "$OUT/batch_cuda.json" 2>&1 | tee "$OUT/batch_cuda.txt"
 $B/cfr-bench-batch configs/gpu.toml --device cpu --batches 1,16,256,1024 --repeats 3 2>&1 | tee "$OUT/batch_cpu.txt"
 cores=$(nproc)
-$B/cfr-run configs/gpu.toml --run-dir "$OUT/run_gpu" --set run.max_iterations=3 --set traversal.num_workers="$cores" \
+$B/cfr-run configs/gpu.toml --run-dir "$OUT/run_gpu" --set run.max_iterations=3 --set scheduler.pooled.threads="$cores" \
   --set evaluation.eval_every=0 --set evaluation.games=0 --set checkpoint.save_every=0 2>&1 | tee "$OUT/run_gpu.txt"
 python3 - "$OUT/run_gpu/metrics.jsonl" <<'PY' | tee "$OUT/summary.txt"
 import json, sys

@@ -9,7 +9,7 @@ arena=${ARENA:-build/bin/cfr-arena}
 echo "| match | win rate (ref) | avg score diff (ref) | avg length (ref) | timeouts | games/s |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: |"
 while read -r bot ref_w ref_d ref_l; do
-  j=$("$arena" --bot0 "$bot" --bot1 random --games "$games" --seed "$seed" --json)
+  j=$("$arena" --bot0 "$bot" --bot1 random --games "$games" --seed "$seed" --independent-deals --json)
   python3 - "$bot" "$ref_w" "$ref_d" "$ref_l" "$j" <<'PY'
 import json, sys
 bot, w, d, l, j = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), json.loads(sys.argv[5])

@@ -43,7 +43,7 @@ if proc.returncode == 0:
     need(js["recommended_batch"] == expected, f"recommended {js['recommended_batch']}, expected {expected}")
     scheduler = "pooled" if js["device"] == "cuda" else "interleaved"
     need(f'traversal.scheduler = "{scheduler}"' in js["recommendation"], f"recommendation: {js['recommendation']}")
-    need(f"interleave_max_batch = {expected}" in js["recommendation"], "recommendation's batch limit")
+    need(f"max_batch = {expected}" in js["recommendation"], "recommendation's batch limit")
     need(re.search(rf"^recommended: batch {expected} ", proc.stdout, re.M) is not None, "stdout recommendation line")
     table = list(csv.DictReader(open(csv_path)))
     need([int(r["batch"]) for r in table] == batches, "CSV batches")

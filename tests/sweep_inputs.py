@@ -204,7 +204,7 @@ ZERO_OK = {
     "rules.expedition_penalty": "no penalty", "rules.bonus_amount": "no bonus", "network.invariant_chunk": "0 = off",
     "traversal.max_nodes_per_traversal": "0 = no cap", "traversal.regret_matching_epsilon": "plain regret matching",
     "traversal.outcome_sampling_epsilon": "on-policy sampling", "traversal.outcome_sampling_value_clip": "0 = no clip",
-    "traversal.deadline_us": "0 = never flush early",
+    "scheduler.pooled.deadline_us": "0 = never flush early",
     "optimization.advantage_updates_per_iteration": "0 = traversal-only runs (bench/scaling.sh)",
     "optimization.strategy_updates_per_iteration": "0 = traversal-only runs",
     "optimization.learning_rate_decay_iterations": "0 = constant", "optimization.weight_decay": "no decay",
@@ -222,7 +222,7 @@ def print_config_keys(b, cfgs):
         raise SystemExit(f"cfr-run --print-config failed ({out.returncode}): {out.stderr}")
     keys, section = [], None
     for line in out.stdout.splitlines():
-        m = re.match(r"\[(\w+)\]$", line)
+        m = re.match(r"\[([\w.]+)\]$", line)
         if m:
             section = m.group(1)
             continue

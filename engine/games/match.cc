@@ -3,6 +3,7 @@
 #include <chrono>
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
@@ -24,6 +25,38 @@ double MatchReport::sd_diff() const {
   return std::sqrt(std::max(0.0, (diff_sq_sum - games * m * m) / (games - 1)));
 }
 
+double MatchReport::se_diff() const {
+  if (games < 2) return 0.0;
+  if (!duplicate) return sd_diff() / std::sqrt(static_cast<double>(games));
+  // One observation per deal: the mean of its played games.
+  double sum = 0, sq = 0;
+  int deals = 0;
+  for (std::size_t d = 0; 2 * d < diffs.size(); ++d) {
+    double s = 0;
+    int n = 0;
+    for (std::size_t k = 2 * d; k < std::min(diffs.size(), 2 * d + 2); ++k)
+      if (played[k]) {
+        s += diffs[k];
+        ++n;
+      }
+    if (n == 0) continue;
+    sum += s / n;
+    sq += (s / n) * (s / n);
+    ++deals;
+  }
+  if (deals < 2) return 0.0;
+  const double m = sum / deals;
+  return std::sqrt(std::max(0.0, (sq - deals * m * m) / (deals - 1)) / deals);
+}
+
+Interval wilson_interval(int successes, int n, double z) {
+  if (n <= 0) return {0.0, 1.0};
+  const double p = static_cast<double>(successes) / n, z2 = z * z, denom = 1 + z2 / n;
+  const double centre = (p + z2 / (2.0 * n)) / denom;
+  const double half = z * std::sqrt(p * (1 - p) / n + z2 / (4.0 * n * n)) / denom;
+  return {successes == 0 ? 0.0 : std::max(0.0, centre - half), successes == n ? 1.0 : std::min(1.0, centre + half)};
+}
+
 State play_game(Bot& seat0, Bot& seat1, const Rules& rules, std::uint64_t deal_seed, Rng& rng0,
                 Rng& rng1, int max_steps) {
   State s = State::deal(rules, deal_seed);
@@ -40,6 +73,27 @@ void check_match_options(const MatchOptions& opts) {
   if (opts.games < 0) throw InputError(fmt::format("games = {} must be ≥ 0", opts.games));
   if (opts.max_steps <= 0) throw InputError(fmt::format("max_steps = {} must be > 0", opts.max_steps));
   opts.rules.validate();
+}
+
+/// Game k's deal: seed + k / 2 for duplicate deals (both seatings of one deal), else seed + k.
+std::uint64_t deal_seed(const MatchOptions& opts, int k) {
+  return opts.seed + static_cast<std::uint64_t>(opts.duplicate ? k / 2 : k);
+}
+
+MatchReport new_report(std::string_view bot0, std::string_view bot1, const MatchOptions& opts) {
+  MatchReport r;
+  r.bot0 = bot0;
+  r.bot1 = bot1;
+  r.duplicate = opts.duplicate;
+  r.diffs.assign(static_cast<std::size_t>(opts.games), 0);
+  r.played.assign(static_cast<std::size_t>(opts.games), false);
+  return r;
+}
+
+int expeditions_opened(const State& s, int player) {
+  int n = 0;
+  for (int c = 0; c < s.rules().n_colors; ++c) n += s.expedition_card_count(player, c) > 0 ? 1 : 0;
+  return n;
 }
 
 /// Adds game k's final state (bot 0 in seat k % 2) to the report.
@@ -60,15 +114,17 @@ void record_game(MatchReport& r, const State& s, int k) {
   r.diff_sq_sum += static_cast<double>(a - b) * (a - b);
   r.length_sum += s.move_count();
   r.length_sq_sum += static_cast<double>(s.move_count()) * s.move_count();
+  r.opened0_sum += expeditions_opened(s, seat0);
+  r.opened1_sum += expeditions_opened(s, 1 - seat0);
+  r.diffs[static_cast<std::size_t>(k)] = a - b;
+  r.played[static_cast<std::size_t>(k)] = true;
 }
 
 }  // namespace
 
 MatchReport run_match(Bot& bot0, Bot& bot1, const MatchOptions& opts) {
   check_match_options(opts);
-  MatchReport r;
-  r.bot0 = bot0.name();
-  r.bot1 = bot1.name();
+  MatchReport r = new_report(bot0.name(), bot1.name(), opts);
   const auto t0 = std::chrono::steady_clock::now();
   for (int k = 0; k < opts.games; ++k) {
     if (opts.stop != nullptr && opts.stop->load(std::memory_order_relaxed)) {
@@ -78,55 +134,66 @@ MatchReport run_match(Bot& bot0, Bot& bot1, const MatchOptions& opts) {
     Rng rng0(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 0));
     Rng rng1(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 1));
     const bool swapped = (k % 2) == 1;
-    const std::uint64_t deal_seed = opts.seed + static_cast<std::uint64_t>(k);
-    const State s = swapped ? play_game(bot1, bot0, opts.rules, deal_seed, rng1, rng0, opts.max_steps)
-                            : play_game(bot0, bot1, opts.rules, deal_seed, rng0, rng1, opts.max_steps);
+    const std::uint64_t deal = deal_seed(opts, k);
+    const State s = swapped ? play_game(bot1, bot0, opts.rules, deal, rng1, rng0, opts.max_steps)
+                            : play_game(bot0, bot1, opts.rules, deal, rng0, rng1, opts.max_steps);
     record_game(r, s, k);
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 
-MatchReport run_match_batched(BatchBot& bot0, Bot& bot1, const MatchOptions& opts, int parallel) {
+MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions& opts, int parallel) {
   check_match_options(opts);
   if (parallel < 1) throw InputError(fmt::format("parallel = {} must be ≥ 1", parallel));
-  MatchReport r;
-  r.bot0 = bot0.name();
-  r.bot1 = bot1.name();
+  for (const MatchPlayer* p : {&p0, &p1})
+    if ((p->bot == nullptr) == (p->batch == nullptr)) throw std::logic_error("a match player is a bot or a batch bot");
+  MatchReport r = new_report(p0.name(), p1.name(), opts);
   const auto t0 = std::chrono::steady_clock::now();
   struct Live {
     State s;
-    Rng rng1;
-    int k, steps;  // bot 0 sits in seat k % 2
+    Rng rng[2];  // player i's stream for this game
+    int k, steps;  // player 0 sits in seat k % 2
   };
+  const MatchPlayer players[2] = {p0, p1};
   // Up to `parallel` games are live; a finished game's slot takes the next game, so batches stay
   // full until the last games.
   std::vector<Live> live;
   int next = 0;
   auto start = [&](int k) {
-    return Live{State::deal(opts.rules, opts.seed + static_cast<std::uint64_t>(k)),
-                Rng(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 1)), k, 0};
+    return Live{State::deal(opts.rules, deal_seed(opts, k)),
+                {Rng(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 0)),
+                 Rng(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 1))},
+                k, 0};
   };
   for (; next < std::min(opts.games, parallel); ++next) live.push_back(start(next));
-  std::vector<const State*> pending;
-  std::vector<std::size_t> pending_slot;
+  std::vector<const State*> pending[2];
+  std::vector<std::size_t> pending_slot[2];
   std::vector<int> actions;
   while (!live.empty()) {
     if (opts.stop != nullptr && opts.stop->load(std::memory_order_relaxed)) {
       r.stopped = true;
       break;
     }
-    pending.clear();
-    pending_slot.clear();
+    for (int p = 0; p < 2; ++p) {
+      pending[p].clear();
+      pending_slot[p].clear();
+    }
     for (std::size_t i = 0; i < live.size();) {
       Live& g = live[i];
-      // bot 1 moves until it is bot 0's turn or the game is over (as play_game would).
-      while (g.steps < opts.max_steps && !g.s.is_terminal() && g.s.current_player() != g.k % 2) {
-        g.s.apply_action(bot1.choose_action(g.s, g.rng1));
+      // Plain bots move until a batch player is to move or the game is over (as play_game would).
+      int mover = -1;
+      while (g.steps < opts.max_steps && !g.s.is_terminal()) {
+        const int p = g.s.current_player() == g.k % 2 ? 0 : 1;  // which player is to move
+        if (players[p].batch != nullptr) {
+          mover = p;
+          break;
+        }
+        g.s.apply_action(players[p].bot->choose_action(g.s, g.rng[p]));
         ++g.steps;
       }
-      if (g.steps < opts.max_steps && !g.s.is_terminal()) {
-        pending_slot.push_back(i++);
+      if (mover >= 0) {
+        pending_slot[mover].push_back(i++);
         continue;
       }
       record_game(r, g.s, g.k);
@@ -137,44 +204,60 @@ MatchReport run_match_batched(BatchBot& bot0, Bot& bot1, const MatchOptions& opt
         live.pop_back();
       }
     }
-    if (pending_slot.empty()) continue;
-    for (const std::size_t i : pending_slot) pending.push_back(&live[i].s);
-    actions.resize(pending.size());
-    bot0.choose_actions(pending, actions);
-    for (std::size_t j = 0; j < pending_slot.size(); ++j) {
-      Live& g = live[pending_slot[j]];
-      g.s.apply_action(actions[j]);
-      ++g.steps;
+    for (int p = 0; p < 2; ++p) {
+      if (pending_slot[p].empty()) continue;
+      for (const std::size_t i : pending_slot[p]) pending[p].push_back(&live[i].s);
+      actions.resize(pending[p].size());
+      players[p].batch->choose_actions(pending[p], actions);
+      for (std::size_t j = 0; j < pending_slot[p].size(); ++j) {
+        Live& g = live[pending_slot[p][j]];
+        g.s.apply_action(actions[j]);
+        ++g.steps;
+      }
     }
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 
+MatchReport run_match_batched(BatchBot& bot0, Bot& bot1, const MatchOptions& opts, int parallel) {
+  return run_match_players({.batch = &bot0}, {.bot = &bot1}, opts, parallel);
+}
+
 std::string format_report(const MatchReport& r) {
+  const Interval w = r.win_interval();
   return fmt::format(
-      "{} vs {}: {} games\n"
-      "  wins/losses/draws  {}/{}/{}   win rate {:.3f}\n"
-      "  average scores     {:.2f} vs {:.2f}   average score difference {:+.2f} (sd {:.1f})\n"
-      "  average length     {:.1f} actions (sd {:.1f})   timeouts {}\n"
+      "{} vs {}: {} games{}\n"
+      "  wins/draws/losses  {}/{}/{}   win rate {:.3f} (95% interval {:.3f}–{:.3f})\n"
+      "  average scores     {:.2f} vs {:.2f}   score difference {:+.2f} ± {:.2f} (standard error; sd {:.1f})\n"
+      "  expeditions opened {:.2f} vs {:.2f} per game\n"
+      "  average length     {:.1f} actions (sd {:.1f})   hit the action cap {}\n"
       "  speed              {:.0f} games/s ({:.2f} s)\n",
-      r.bot0, r.bot1, r.games, r.wins, r.losses, r.draws, r.win_rate(), r.avg_score0(),
-      r.avg_score1(), r.avg_diff(), r.sd_diff(), r.avg_length(), r.sd_length(), r.timeouts,
-      r.games_per_second(), r.seconds);
+      r.bot0, r.bot1, r.games, r.duplicate ? fmt::format(" ({} duplicate deals, seats swapped)", (r.games + 1) / 2) : "",
+      r.wins, r.draws, r.losses, r.win_rate(), w.lo, w.hi, r.avg_score0(), r.avg_score1(), r.avg_diff(), r.se_diff(),
+      r.sd_diff(), r.avg_opened0(), r.avg_opened1(), r.avg_length(), r.sd_length(), r.timeouts, r.games_per_second(),
+      r.seconds);
 }
 
 std::string report_json(const MatchReport& r) {
+  const Interval w = r.win_interval();
   nlohmann::json j = {{"bot0", r.bot0},
                       {"bot1", r.bot1},
                       {"games", r.games},
+                      {"duplicate_deals", r.duplicate},
                       {"wins", r.wins},
                       {"losses", r.losses},
                       {"draws", r.draws},
                       {"win_rate", r.win_rate()},
+                      {"win_rate_lo95", w.lo},
+                      {"win_rate_hi95", w.hi},
                       {"avg_score0", r.avg_score0()},
                       {"avg_score1", r.avg_score1()},
                       {"avg_score_diff", r.avg_diff()},
+                      {"se_score_diff", r.se_diff()},
                       {"sd_score_diff", r.sd_diff()},
+                      {"opened_per_game0", r.avg_opened0()},
+                      {"opened_per_game1", r.avg_opened1()},
                       {"avg_length", r.avg_length()},
                       {"sd_length", r.sd_length()},
                       {"timeouts", r.timeouts},

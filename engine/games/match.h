@@ -1,13 +1,17 @@
 #pragma once
-// Bot-vs-bot matches with the evaluation protocol of lost-cities.md §4: game k is dealt with
-// seed + k; bot 0 sits in seat 0 for even k and seat 1 for odd k; a game still running after
-// max_steps actions is stopped and scored as it stands (a timeout). Bot i's RNG for game k is
-// Rng(derive_seed(seed, k, i)), so every match is reproducible from its seed.
+// Bot-vs-bot matches. Duplicate deals (the default): games 2d and 2d + 1 are both dealt with
+// seed + d, bot 0 in seat 0 for the first and in seat 1 for the second, so that each side plays
+// both hands of every deal and the luck of the deal cancels. With duplicate = false, the
+// reference's protocol (lost-cities.md §4): game k is dealt with seed + k, bot 0 in seat k % 2.
+// A game still running after max_steps actions is stopped and scored as it stands (a timeout).
+// Bot i's RNG for game k is Rng(derive_seed(seed, k, i)), so every match is reproducible from its
+// seed.
 #include <atomic>
 #include <cstdint>
 #include <span>
 #include <string_view>
 #include <string>
+#include <vector>
 
 #include "engine/games/bots.h"
 #include "engine/games/lost_cities.h"
@@ -22,7 +26,15 @@ struct MatchOptions {
   /// When set (SIGINT/SIGTERM), the match ends after the current move (MatchReport::stopped; the
   /// games not finished are not counted).
   const std::atomic<bool>* stop = nullptr;
+  /// Each deal played twice, seats swapped (see above); false: the reference's protocol.
+  bool duplicate = true;
 };
+
+/// A binomial proportion's 95% interval (Wilson score interval; z = 1.96).
+struct Interval {
+  double lo = 0, hi = 0;
+};
+Interval wilson_interval(int successes, int n, double z = 1.959963984540054);
 
 /// Everything from bot 0's point of view (wins = games bot 0 won).
 struct MatchReport {
@@ -31,6 +43,10 @@ struct MatchReport {
   bool stopped = false;  // MatchOptions::stop ended the match early
   double score0_sum = 0, score1_sum = 0, diff_sum = 0, diff_sq_sum = 0, length_sum = 0,
          length_sq_sum = 0;
+  double opened0_sum = 0, opened1_sum = 0;  // expeditions opened by bot 0 / bot 1, summed over games
+  bool duplicate = true;                    // MatchOptions::duplicate
+  std::vector<int> diffs;                   // bot 0's score difference per game index (0 for an unplayed one)
+  std::vector<bool> played;                 // per game index
   double seconds = 0;
 
   double win_rate() const { return games ? static_cast<double>(wins) / games : 0.0; }
@@ -40,6 +56,12 @@ struct MatchReport {
   double avg_length() const { return games ? length_sum / games : 0.0; }
   double sd_length() const;
   double sd_diff() const;
+  /// Standard error of avg_diff(). Duplicate deals: from the spread of the per-deal means (a deal's
+  /// two games are one paired observation); otherwise sd_diff / sqrt(games).
+  double se_diff() const;
+  Interval win_interval() const { return wilson_interval(wins, games); }
+  double avg_opened0() const { return games ? opened0_sum / games : 0.0; }
+  double avg_opened1() const { return games ? opened1_sum / games : 0.0; }
   double games_per_second() const { return seconds > 0 ? games / seconds : 0.0; }
 };
 
@@ -59,8 +81,19 @@ class BatchBot {
   virtual void choose_actions(std::span<const State* const> states, std::span<int> actions) = 0;
 };
 
-/// The same protocol, games and report as run_match (bot 1 draws from the same RNG streams), but
-/// up to `parallel` games run in lockstep and bot 0 decides all of its pending moves in one call.
+/// A side of a match: a bot deciding one move at a time, or a batch bot deciding many games' moves
+/// in one call (a network: one forward per round). Exactly one is set.
+struct MatchPlayer {
+  Bot* bot = nullptr;
+  BatchBot* batch = nullptr;
+  std::string_view name() const noexcept { return bot != nullptr ? bot->name() : batch->name(); }
+};
+
+/// The same protocol, games and report as run_match (plain bots draw from the same RNG streams),
+/// but up to `parallel` games run in lockstep and each batch player decides all of its pending
+/// moves in one call per round.
+MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions& opts, int parallel = 256);
+/// run_match_players with a batch bot 0 and a plain bot 1.
 MatchReport run_match_batched(BatchBot& bot0, Bot& bot1, const MatchOptions& opts, int parallel = 256);
 
 std::string format_report(const MatchReport& r);  // human-readable, several lines

@@ -66,7 +66,7 @@ TEST_CASE("adding a game: coroutine traversals give the same samples under every
     for (const auto& name : scheduler_names()) {
       CAPTURE(name);
       cfr::testing::CollectingSink got(game.input_width(), game.num_actions());
-      make_scheduler(name, {.window = 7, .max_batch = 5, .threads = 2})->run(job, nets.span(), got);
+      make_scheduler(name, cfr::testing::declared_options(name, {{"window", 7}, {"max_batch", 5}, {"threads", 2}}))->run(job, nets.span(), got);
       CHECK(cfr::testing::same_samples(got.advantage, reference.advantage));
       CHECK(cfr::testing::same_samples(got.strategy, reference.strategy));
     }

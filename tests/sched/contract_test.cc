@@ -16,11 +16,8 @@ namespace {
 
 struct Variant {
   std::string scheduler;
-  SchedulerConfig config;
-  std::string label() const {
-    return fmt::format("{} window {} max_batch {} threads {} deadline {}us", scheduler, config.window, config.max_batch,
-                       config.threads, config.deadline_us);
-  }
+  SchedulerOptions config;  // the options of the profile the scheduler declares
+  std::string label() const { return fmt::format("{} {{{}}}", scheduler, config.describe()); }
 };
 
 std::vector<Variant> variants() {
@@ -28,9 +25,9 @@ std::vector<Variant> variants() {
   register_test_scheduler();  // a scheduler written in the tests goes through the whole suite too
   std::vector<Variant> v;
   for (const auto& name : scheduler_names()) {
-    v.push_back({name, {.window = 64, .max_batch = 128, .threads = 1}});
-    v.push_back({name, {.window = 7, .max_batch = 5, .threads = 2}});
-    v.push_back({name, {.window = 33, .max_batch = 1, .threads = 3, .deadline_us = 50}});
+    v.push_back({name, declared_options(name, {{"window", 64}, {"max_batch", 128}, {"threads", 1}})});
+    v.push_back({name, declared_options(name, {{"window", 7}, {"max_batch", 5}, {"threads", 2}})});
+    v.push_back({name, declared_options(name, {{"window", 33}, {"max_batch", 1}, {"threads", 3}, {"deadline_us", 50}})});
   }
   return v;
 }
@@ -51,7 +48,7 @@ void check_identical_samples(const G& game, const TraversalOptions& opts, int tr
     CHECK(st.traversals == traversals);
     CHECK(st.nodes == reference.nodes);
     CHECK(st.batch.requests == st.nodes);  // one query per non-terminal node with the network opponent
-    CHECK(st.batch.max_batch_seen() <= v.config.max_batch);
+    CHECK(st.batch.max_batch_seen() <= option_or(v.config, "max_batch", 128));
     std::vector<int> expected_order(static_cast<std::size_t>(traversals));
     for (int i = 0; i < traversals; ++i) expected_order[static_cast<std::size_t>(i)] = i;
     CHECK(got.order == expected_order);
@@ -157,8 +154,8 @@ TEST_CASE("a traversal exception ends every scheduler's run cleanly with its cau
     const Nets nets = hash_nets(game.input_width(), game.num_actions());
     CollectingSink sink(game.input_width(), game.num_actions());
     // thread_local index is only reliable when a thread runs one traversal at a time
-    SchedulerConfig one = v.config;
-    one.window = one.threads;
+    SchedulerOptions one = v.config;
+    if (option_or(one, "window", 0) > 0) one.set("window", option_or(one, "threads", 1));
     CHECK_THROWS_WITH_AS(make_scheduler(v.scheduler, one)->run(job, nets.span(), sink), "traversal failed on purpose",
                          std::logic_error);
   }
@@ -199,8 +196,20 @@ TEST_CASE("the scheduler registry lists the built-ins, rejects unknown names and
     CHECK(std::find(names.begin(), names.end(), n) != names.end());
   CHECK_THROWS_WITH_AS(make_scheduler("fifo", {}), doctest::Contains("unknown scheduler 'fifo'; registered schedulers:"),
                        InputError);
-  CHECK_THROWS_WITH_AS(make_scheduler("interleaved", {.window = 0}), doctest::Contains("window = 0 must be ≥ 1"),
+  CHECK_THROWS_WITH_AS(make_scheduler("interleaved", {{"window", 0}}),
+                       doctest::Contains("scheduler 'interleaved': window = 0 is out of range [1, 1048576]"), InputError);
+  CHECK_THROWS_WITH_AS(make_scheduler("interleaved", {{"threads", 2}}),
+                       doctest::Contains("scheduler 'interleaved' has no option 'threads'; its options: window, max_batch"),
                        InputError);
+  CHECK_THROWS_WITH_AS(make_scheduler("recursive", {{"window", 4}}),
+                       doctest::Contains("scheduler 'recursive' has no option 'window'; its options: (none)"), InputError);
+  // Each scheduler declares what it reads, with defaults.
+  const auto pooled = scheduler_options("pooled");
+  std::vector<std::string> declared;
+  for (const auto& o : pooled) declared.push_back(o.name);
+  CHECK(declared == std::vector<std::string>{"threads", "window", "max_batch", "deadline_us"});
+  CHECK(scheduler_options("recursive").empty());
+  CHECK(scheduler_options("no_such_scheduler").empty());
 }
 
 TEST_CASE("interleaved batches stay near the window; recursive batches are single requests") {
@@ -210,7 +219,7 @@ TEST_CASE("interleaved batches stay near the window; recursive batches are singl
   const Nets nets = hash_nets(game.input_width(), game.num_actions());
   register_builtin_schedulers();
   CollectingSink a(game.input_width(), game.num_actions()), b(game.input_width(), game.num_actions());
-  const RunStats inter = make_scheduler("interleaved", {.window = 64, .max_batch = 128})->run(job, nets.span(), a);
+  const RunStats inter = make_scheduler("interleaved", {{"window", 64}, {"max_batch", 128}})->run(job, nets.span(), a);
   const RunStats rec = make_scheduler("recursive", {})->run(job, nets.span(), b);
   MESSAGE(fmt::format("interleaved window 64: mean batch {:.1f}; recursive: {:.1f}", inter.batch.mean_batch(),
                       rec.batch.mean_batch()));
@@ -226,7 +235,7 @@ TEST_CASE("a job's share of the traversals (first_index) reproduces those traver
   const TraversalJob whole = make_job(game, opts, 24);
   const Nets nets = hash_nets(game.input_width(), game.num_actions());
   CollectingSink all(game.input_width(), game.num_actions());
-  make_scheduler("interleaved", {.window = 8})->run(whole, nets.span(), all);
+  make_scheduler("interleaved", {{"window", 8}})->run(whole, nets.span(), all);
   // Three shares, as three ranks of a distributed run would take them, concatenated in order.
   SampleDigest adv, strat;
   for (const auto& [first, n] : std::vector<std::pair<int, int>>{{0, 8}, {8, 7}, {15, 9}}) {
@@ -254,7 +263,7 @@ TEST_CASE("a job's share of the traversals (first_index) reproduces those traver
                        again.strategy.inputs.begin() + static_cast<std::ptrdiff_t>(head.strategy.inputs.size())));
     }
     CollectingSink part(game.input_width(), game.num_actions());
-    make_scheduler("interleaved", {.window = 4})->run(share, nets.span(), part);
+    make_scheduler("interleaved", {{"window", 4}})->run(share, nets.span(), part);
     adv.add(part.advantage);
     strat.add(part.strategy);
   }

@@ -59,6 +59,22 @@ inline Nets hash_nets(int in_w, int out_w, double latency_us = 0) {
   return n;
 }
 
+/// The options of `wanted` that scheduler `name` declares (a scheduler that has no window, say,
+/// ignores it): one option profile runs across every registered scheduler.
+inline SchedulerOptions declared_options(const std::string& name, const SchedulerOptions& wanted) {
+  SchedulerOptions out;
+  for (const auto& o : scheduler_options(name)) {
+    const auto it = wanted.values().find(o.name);
+    if (it != wanted.values().end()) out.set(o.name, it->second);
+  }
+  return out;
+}
+/// `name`'s value in `options`, or `fallback` when absent.
+inline int option_or(const SchedulerOptions& options, const std::string& name, int fallback) {
+  const auto it = options.values().find(name);
+  return it == options.values().end() ? fallback : it->second;
+}
+
 inline Nets uniform_nets(int in_w, int out_w) {
   Nets n;
   for (int i = 0; i < kNumNets; ++i) {

@@ -55,15 +55,16 @@ TEST_CASE("a four-network algorithm runs through every scheduler: its widths, ba
   make_scheduler("recursive", {})->run(job, nets, reference);
   REQUIRE(reference.advantage.size() == kTraversals);
   for (const auto& name : scheduler_names()) {
-    for (const SchedulerConfig& config : {SchedulerConfig{.window = 16, .max_batch = 8, .threads = 1},
-                                          SchedulerConfig{.window = 9, .max_batch = 3, .threads = 2, .deadline_us = 50}}) {
+    for (const SchedulerOptions& profile : {SchedulerOptions{{"window", 16}, {"max_batch", 8}, {"threads", 1}},
+                                            SchedulerOptions{{"window", 9}, {"max_batch", 3}, {"threads", 2}, {"deadline_us", 50}}}) {
+      const SchedulerOptions config = testing::declared_options(name, profile);
       CAPTURE(name);
-      CAPTURE(config.window);
+      CAPTURE(config.describe());
       testing::CollectingSink got(1, kNets);
       const RunStats st = make_scheduler(name, config)->run(job, nets, got);
       CHECK(st.traversals == kTraversals);
       CHECK(st.batch.requests == std::int64_t{kTraversals} * kRounds * kNets);
-      CHECK(st.batch.max_batch_seen() <= config.max_batch);
+      CHECK(st.batch.max_batch_seen() <= testing::option_or(profile, "max_batch", 0));
       CHECK(testing::same_samples(got.advantage, reference.advantage));
     }
   }

@@ -11,13 +11,13 @@ namespace cfr::testing {
 
 class OneAtATimeScheduler final : public Scheduler {
  public:
-  explicit OneAtATimeScheduler(const SchedulerConfig& c) : cfg_(c) {}
+  explicit OneAtATimeScheduler(const SchedulerOptions& o) : max_batch_(o.get("max_batch")) {}
   std::string_view name() const noexcept override { return "test_one_at_a_time"; }
 
   RunStats run(const TraversalJob& job, std::span<Evaluator* const> nets, SampleSink& sink,
                const std::atomic<bool>* stop) override {
     const auto t0 = std::chrono::steady_clock::now();
-    Batcher batcher(nets, cfg_.max_batch, 1);
+    Batcher batcher(nets, max_batch_, 1);
     struct Port final : QueryPort {
       Batcher* b = nullptr;
       void submit(EvalRequest& r) override { b->add(r); }
@@ -45,13 +45,14 @@ class OneAtATimeScheduler final : public Scheduler {
   }
 
  private:
-  SchedulerConfig cfg_;
+  int max_batch_;
   ContextPool pool_;
 };
 
 inline void register_test_scheduler() {
   register_scheduler("test_one_at_a_time", "tests: one live traversal, each query evaluated alone",
-                     [](const SchedulerConfig& c) { return std::make_unique<OneAtATimeScheduler>(c); });
+                     {{.name = "max_batch", .default_value = 1, .min = 1, .help = "rows per forward (one query each)"}},
+                     [](const SchedulerOptions& o) { return std::make_unique<OneAtATimeScheduler>(o); });
 }
 
 }  // namespace cfr::testing

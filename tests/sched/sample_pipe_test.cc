@@ -21,7 +21,7 @@ TEST_CASE("the sample pipe delivers every traversal in order and applies back-pr
                     adv += b.advantage.size();
                   });
   register_builtin_schedulers();
-  const RunStats st = make_scheduler("pooled", {.window = 16, .threads = 2})->run(make_job(game, opts, 80), nets.span(), pipe);
+  const RunStats st = make_scheduler("pooled", {{"window", 16}, {"threads", 2}})->run(make_job(game, opts, 80), nets.span(), pipe);
   pipe.flush();
   std::vector<int> expected(80);
   for (int i = 0; i < 80; ++i) expected[static_cast<std::size_t>(i)] = i;

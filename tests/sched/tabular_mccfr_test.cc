@@ -16,7 +16,7 @@ namespace {
 template <class S>
 class TabularMccfr {
  public:
-  TabularMccfr(const TraversalOptions& opts, const std::string& scheduler, const SchedulerConfig& cfg)
+  TabularMccfr(const TraversalOptions& opts, const std::string& scheduler, const SchedulerOptions& cfg)
       : opts_(opts), tree_(GameTree::build<S>(std::string(S::kName))),
         W_(game_.input_width()), A_(game_.num_actions()), regrets0_(W_, A_), regrets1_(W_, A_), average_(W_, A_),
         strategy_(W_, A_), scheduler_(make_scheduler(scheduler, cfg)) {
@@ -73,7 +73,7 @@ class TabularMccfr {
 TEST_CASE("coroutine external sampling with tabular regrets reaches NashConv 0.05 on Kuhn") {
   register_builtin_schedulers();
   TabularMccfr<kuhn::State> solver({.kind = TraversalKind::kExternalSampling, .fallback = RmFallback::kUniform},
-                                   "interleaved", {.window = 8});
+                                   "interleaved", {{"window", 8}});
   int reached = -1;
   for (int it = 1; it <= 4000 && reached < 0; ++it) {
     solver.iteration(1);
@@ -86,7 +86,7 @@ TEST_CASE("coroutine external sampling with tabular regrets reaches NashConv 0.0
 TEST_CASE("coroutine external sampling with tabular regrets falls below NashConv 0.5 on Leduc") {
   register_builtin_schedulers();
   TabularMccfr<leduc::State> solver({.kind = TraversalKind::kExternalSampling, .fallback = RmFallback::kUniform},
-                                    "interleaved", {.window = 16});
+                                    "interleaved", {{"window", 16}});
   double nc = 0;
   for (int it = 1; it <= 2000; ++it) solver.iteration(10);
   nc = solver.nash_conv();
@@ -104,7 +104,7 @@ TEST_CASE("coroutine outcome sampling with tabular regrets falls steadily on Led
                                      .max_nodes = 0,
                                      .opponent = OpponentPolicy::kNetwork,
                                      .fallback = RmFallback::kUniform},
-                                    "interleaved", {.window = 16});
+                                    "interleaved", {{"window", 16}});
   std::vector<double> curve;
   int done = 0;
   for (int target : {250, 1000, 4000, 16000}) {

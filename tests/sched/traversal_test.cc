@@ -103,7 +103,7 @@ void compare_with_reference(const TraversalOptions& opts, int traversals) {
   for (int i = 0; i < traversals; ++i) ref.run(79, 2, 1, i);
   CollectingSink got(game.input_width(), game.num_actions());
   register_builtin_schedulers();
-  make_scheduler("interleaved", {.window = 16})->run(make_job(game, opts, traversals, 2, 1), nets.span(), got);
+  make_scheduler("interleaved", {{"window", 16}})->run(make_job(game, opts, traversals, 2, 1), nets.span(), got);
   REQUIRE(adv.size() > 0);
   CHECK(adv.size() == got.advantage.size());
   CHECK(same_samples(got.advantage, adv));

@@ -35,7 +35,7 @@ struct DeepCfrOptions {
   TraversalOptions traversal;
   UpdateOrder update_order = UpdateOrder::kSimultaneous;
   std::string scheduler = "interleaved";  // a registered scheduler
-  SchedulerConfig scheduler_config;
+  SchedulerOptions scheduler_options;  // the scheduler's own (sched/scheduler.h)
   int parallel_shares = 1;
   // Training.
   TrainConfig advantage_training;

@@ -139,7 +139,7 @@ class DeepCfrTrainer final : public Trainer {
   DeepCfrTrainer(const DeepCfrOptions& o, const TrainerIo& io, G game)
       : o_(o), io_(io), game_(std::move(game)), W_(game_.input_width()), A_(game_.num_actions()),
         nets_(deep_cfr_networks(W_, A_), network_for_this_process(), o.seed),
-        scheduler_(make_scheduler(o.scheduler, o.scheduler_config)) {
+        scheduler_(make_scheduler(o.scheduler, o.scheduler_options)) {
     configure_torch_threads(o.torch_threads);
     adv_train_ = o.advantage_training;
     strat_train_ = o.strategy_training;
@@ -153,7 +153,7 @@ class DeepCfrTrainer final : public Trainer {
       std::vector<std::vector<Evaluator*>> evaluators;
       for (int k = 0; k < shares; ++k) evaluators.push_back(nets_.evaluators(k));
       shares_.emplace(std::move(evaluators), o.traversals_per_player, *scheduler_,
-                      [this] { return make_scheduler(o_.scheduler, o_.scheduler_config); },
+                      [this] { return make_scheduler(o_.scheduler, o_.scheduler_options); },
                       [this](int it, int p, TraversalShare s) { return phase_job(it, p, s); });
       if constexpr (EnumerableGame<typename G::State>) tree_.emplace(build_game_tree(o.shape.game));
     }
@@ -180,9 +180,9 @@ class DeepCfrTrainer final : public Trainer {
     L.metrics.emplace(io_.run_dir + "/metrics.jsonl");
     L.log.open(io_.run_dir + "/log.txt", std::ios::app);
     say(fmt::format("cfr-run: {} on {} — {} iterations × {} traversals per player; networks {}×{} ({} parameters each); "
-                    "scheduler {} (window {}); run dir {}",
+                    "scheduler {} ({}); run dir {}",
                     o_.experiment_name, o_.shape.game, o_.max_iterations, o_.traversals_per_player, o_.network.num_layers,
-                    o_.network.hidden_size, nets_.parameters(0), o_.scheduler, o_.scheduler_config.window, io_.run_dir));
+                    o_.network.hidden_size, nets_.parameters(0), o_.scheduler, o_.scheduler_options.describe(), io_.run_dir));
     if (!note.empty()) say(note);
     L.first = first;
     L.latest_checkpoint = first - 1;

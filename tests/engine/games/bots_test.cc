@@ -105,7 +105,7 @@ TEST_CASE("an unknown bot name is an error listing the valid bots") {
                        doctest::Contains("unknown bot 'alphazero'; valid bots: random, discard_only"), cfr::InputError);
 }
 
-TEST_CASE("matches alternate seats and are reproducible from their seed") {
+TEST_CASE("matches play each deal twice with the seats swapped, and are reproducible from their seed") {
   auto a = make_bot("random", Rules{});
   auto b = make_bot("random", Rules{});
   const auto r1 = run_match(*a, *b, {.games = 50, .seed = 9});
@@ -114,7 +114,8 @@ TEST_CASE("matches alternate seats and are reproducible from their seed") {
   CHECK(r1.diff_sum == r2.diff_sum);
   CHECK(r1.length_sum == r2.length_sum);
   CHECK(r1.wins + r1.losses + r1.draws == 50);
-  // Seats alternate and game k is dealt with seed + k.
+  // Seats alternate; games 2d and 2d + 1 are dealt with seed + d (duplicate deals), or game k
+  // with seed + k under the reference's protocol.
   struct Recorder final : Bot {
     std::unique_ptr<Bot> inner = make_bot("random", Rules{});
     std::vector<int> seats;
@@ -127,14 +128,61 @@ TEST_CASE("matches alternate seats and are reproducible from their seed") {
       return inner->choose_action(s, rng);
     }
   };
-  Recorder rec, other;
-  (void)run_match(rec, other, {.games = 4, .seed = 100});
-  CHECK(rec.seats == std::vector<int>{0, 0, 1, 1, 0, 0, 1, 1});
-  REQUIRE(rec.openings.size() == 2);
-  CHECK(rec.openings[0] == State::deal(Rules{}, 100));
-  CHECK(rec.openings[1] == State::deal(Rules{}, 102));
-  REQUIRE(other.openings.size() == 2);
-  CHECK(other.openings[0] == State::deal(Rules{}, 101));
+  {
+    Recorder rec, other;
+    (void)run_match(rec, other, {.games = 4, .seed = 100});
+    CHECK(rec.seats == std::vector<int>{0, 0, 1, 1, 0, 0, 1, 1});
+    // bot 0 opens games 0 and 2 (seat 0), bot 1 games 1 and 3: the same two deals, seats swapped.
+    REQUIRE(rec.openings.size() == 2);
+    REQUIRE(other.openings.size() == 2);
+    CHECK(rec.openings[0] == State::deal(Rules{}, 100));
+    CHECK(other.openings[0] == State::deal(Rules{}, 100));
+    CHECK(rec.openings[1] == State::deal(Rules{}, 101));
+    CHECK(other.openings[1] == State::deal(Rules{}, 101));
+  }
+  {
+    Recorder rec, other;
+    (void)run_match(rec, other, {.games = 4, .seed = 100, .duplicate = false});
+    CHECK(rec.seats == std::vector<int>{0, 0, 1, 1, 0, 0, 1, 1});
+    REQUIRE(rec.openings.size() == 2);
+    CHECK(rec.openings[0] == State::deal(Rules{}, 100));
+    CHECK(rec.openings[1] == State::deal(Rules{}, 102));
+    REQUIRE(other.openings.size() == 2);
+    CHECK(other.openings[0] == State::deal(Rules{}, 101));
+  }
+}
+
+TEST_CASE("the report's intervals match hand-computed values") {
+  // Wilson 95%: 7 wins in 10 → centre (0.7 + 1.92/10) / 1.384, half-width 1.96·sqrt(0.021 + 0.0096)/1.384.
+  const Interval w = wilson_interval(7, 10);
+  CHECK(w.lo == doctest::Approx(0.396778).epsilon(1e-5));
+  CHECK(w.hi == doctest::Approx(0.892208).epsilon(1e-5));
+  CHECK(wilson_interval(0, 20).lo == 0.0);
+  CHECK(wilson_interval(0, 20).hi == doctest::Approx(0.161125).epsilon(1e-5));
+  CHECK(wilson_interval(20, 20).hi == 1.0);
+  // Duplicate deals: the standard error comes from the per-deal means (a deal's two games are one
+  // observation). Diffs (+10, −10) and (+30, +10) → deal means 0 and 20 → sd 14.142 → se 10.
+  MatchReport r;
+  r.games = 4;
+  r.diffs = {10, -10, 30, 10};
+  r.played = {true, true, true, true};
+  r.diff_sum = 40;
+  r.diff_sq_sum = 100 + 100 + 900 + 100;
+  CHECK(r.se_diff() == doctest::Approx(10.0));
+  r.duplicate = false;  // four independent games: sd 16.33 / 2
+  CHECK(r.se_diff() == doctest::Approx(std::sqrt((1200.0 - 4 * 100.0) / 3) / 2));
+}
+
+TEST_CASE("a match counts the expeditions each side opens") {
+  auto a = make_bot("discard_only", Rules{});
+  auto b = make_bot("heuristic_balanced", Rules{});
+  const auto r = run_match(*a, *b, {.games = 20, .seed = 5});
+  CHECK(r.avg_opened0() == 0.0);  // discard_only never plays a card
+  CHECK(r.avg_opened1() >= 2.0);
+  CHECK(r.avg_opened1() <= Rules{}.n_colors);
+  CHECK(r.se_diff() > 0.0);
+  CHECK(r.win_interval().lo <= r.win_rate());
+  CHECK(r.win_interval().hi >= r.win_rate());
 }
 
 TEST_CASE("an action cap stops a match game and scores it as is") {
@@ -158,7 +206,7 @@ TEST_CASE("the reference's 1000-game match table is reproduced") {
   for (const Row& row : rows) {
     auto b0 = make_bot(row.bot0, Rules{});
     auto b1 = make_bot("random", Rules{});
-    const auto r = run_match(*b0, *b1, {.games = 1000, .seed = 0});
+    const auto r = run_match(*b0, *b1, {.games = 1000, .seed = 0, .duplicate = false});  // the reference's protocol
     INFO(format_report(r));
     CHECK(std::abs(r.win_rate() - row.win_rate) <= 0.02);
     const double diff_tol = std::max(0.05 * std::abs(row.diff), 3.0 * r.sd_diff() / std::sqrt(1000.0));
