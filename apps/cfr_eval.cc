@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   int games = 1000, max_steps = 10000;
   std::uint64_t seed = 0;
   bool json = false;
+  std::string play = "greedy";
   // An empty value is refused (CLI11 would take it as "not given"); seeds are checked as a range
   // because CLI11 2.1 wraps "-1" and saturates values beyond 64 bits.
   app.add_option("CHECKPOINT", path, "checkpoint directory, or a run directory (its latest checkpoint)")->required()->check(cfr::kNonEmpty);
@@ -31,13 +32,15 @@ int main(int argc, char** argv) {
   app.add_option("--games", games, "games per opponent")->check(cfr::kDecimal)->check(cfr::kCountRange);
   app.add_option("--seed", seed, "match seed (deal d, played twice with seats swapped, dealt with seed + d)")->check(cfr::kDecimal)->check(cfr::kSeedRange);
   app.add_option("--max-steps", max_steps, "action cap per game")->check(cfr::kDecimal)->check(cfr::kCountRange);
+  app.add_option("--play", play, "how the checkpoint plays: greedy (argmax of its legal logits) or sampled (its softmax, the average strategy)")
+      ->check(CLI::IsMember({"greedy", "sampled"}));
   app.add_flag("--json", json, "one JSON line per result");
   if (const auto rc = cfr::parse_command_line(app, "cfr-eval", argc, argv)) return *rc;
   return cfr::run_app("cfr-eval", [&] {
     const cfr::CheckpointPolicy policy = cfr::load_checkpoint_policy(path);
     const auto& cfg = policy.config;
     if (cfr::is_enumerable(cfg.run.game)) {
-      for (const char* flag : {"--opponent", "--games", "--seed", "--max-steps"})
+      for (const char* flag : {"--opponent", "--games", "--seed", "--max-steps", "--play"})
         if (app.count(flag) > 0)
           throw cfr::InputError(fmt::format("{}: {} is evaluated exactly (exploitability); {} applies to lost_cities checkpoints",
                                             flag, cfg.run.game, flag));
@@ -52,7 +55,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (opponents.empty()) opponents = cfg.evaluation.opponents;
-    auto me = policy.batch_bot();  // one forward per round of pending decisions
+    auto me = policy.batch_bot(play == "sampled" ? cfr::PlayMode::kSampled : cfr::PlayMode::kGreedy);
     std::vector<cfr::AnyPlayer> others;  // every name checked before the first game
     for (const auto& name : opponents) {
       try {

@@ -25,10 +25,13 @@ namespace {
 
 class StrategyBatchBot final : public lc::BatchBot {
  public:
-  StrategyBatchBot(Evaluator& net, const LostCitiesTraversalGame& game, std::shared_ptr<void> keep_alive)
-      : net_(net), game_(game), keep_(std::move(keep_alive)) {}
-  std::string_view name() const noexcept override { return "checkpoint"; }
-  void choose_actions(std::span<const lc::State* const> states, std::span<int> actions) override {
+  StrategyBatchBot(Evaluator& net, const LostCitiesTraversalGame& game, PlayMode play, std::shared_ptr<void> keep_alive)
+      : net_(net), game_(game), play_(play), keep_(std::move(keep_alive)) {}
+  std::string_view name() const noexcept override {
+    return play_ == PlayMode::kSampled ? "checkpoint-sampled" : "checkpoint";
+  }
+  void choose_actions(std::span<const lc::State* const> states, std::span<Rng* const> rngs,
+                      std::span<int> actions) override {
     const std::size_t n = states.size(), W = static_cast<std::size_t>(game_.input_width()),
                       A = static_cast<std::size_t>(game_.num_actions());
     in_.resize(n * W);
@@ -41,6 +44,12 @@ class StrategyBatchBot final : public lc::BatchBot {
     net_.evaluate(in_, legal_, out_);
     for (std::size_t i = 0; i < n; ++i) {
       const float* o = out_.data() + i * A;
+      if (play_ == PlayMode::kSampled) {  // the average strategy itself: softmax over the legal logits
+        float probs[kMaxTraversalActions];
+        masked_softmax(o, legal_[i], static_cast<int>(A), probs);
+        actions[i] = sample_action(probs, legal_[i], *rngs[i]);
+        continue;
+      }
       int best = std::countr_zero(legal_[i]);
       for (ActionMask m = legal_[i]; m != 0; m &= m - 1) {
         const int a = std::countr_zero(m);
@@ -53,45 +62,23 @@ class StrategyBatchBot final : public lc::BatchBot {
  private:
   Evaluator& net_;
   const LostCitiesTraversalGame& game_;
+  PlayMode play_;
   std::shared_ptr<void> keep_;
   std::vector<float> in_, out_;
   std::vector<ActionMask> legal_;
 };
 
-/// The same policy one decision at a time (a batch of one).
-class StrategyBot final : public lc::Bot {
- public:
-  StrategyBot(Evaluator& net, const LostCitiesTraversalGame& game, std::shared_ptr<void> keep_alive)
-      : batch_(net, game, std::move(keep_alive)) {}
-  std::string_view name() const noexcept override { return batch_.name(); }
-  bool deterministic() const noexcept override { return true; }
-  int choose_action(const lc::State& st, Rng&) override {
-    const lc::State* one = &st;
-    int action = 0;
-    batch_.choose_actions({&one, 1}, {&action, 1});
-    return action;
-  }
-
- private:
-  StrategyBatchBot batch_;
-};
-
 }  // namespace
 
 std::unique_ptr<lc::BatchBot> make_strategy_batch_bot(Evaluator& strategy, const LostCitiesTraversalGame& game,
-                                                      std::shared_ptr<void> keep_alive) {
-  return std::make_unique<StrategyBatchBot>(strategy, game, std::move(keep_alive));
+                                                      PlayMode play, std::shared_ptr<void> keep_alive) {
+  return std::make_unique<StrategyBatchBot>(strategy, game, play, std::move(keep_alive));
 }
 
-std::unique_ptr<lc::BatchBot> CheckpointPolicy::batch_bot() const {
+std::unique_ptr<lc::BatchBot> CheckpointPolicy::batch_bot(PlayMode play) const {
   if (config.run.game != "lost_cities")
     throw InputError(fmt::format("a {} checkpoint cannot play Lost Cities", config.run.game));
-  return make_strategy_batch_bot(state->nets->evaluator(kStrategyNet), state->game, state);
-}
-
-std::unique_ptr<lc::Bot> make_strategy_bot(Evaluator& strategy, const LostCitiesTraversalGame& game,
-                                           std::shared_ptr<void> keep_alive) {
-  return std::make_unique<StrategyBot>(strategy, game, std::move(keep_alive));
+  return make_strategy_batch_bot(state->nets->evaluator(kStrategyNet), state->game, play, state);
 }
 
 CheckpointPolicy load_checkpoint_policy(const std::string& path) {
@@ -125,26 +112,22 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path) {
   return p;
 }
 
-std::unique_ptr<lc::Bot> CheckpointPolicy::bot() const {
-  if (config.run.game != "lost_cities")
-    throw InputError(fmt::format("a {} checkpoint cannot play Lost Cities", config.run.game));
-  return make_strategy_bot(state->nets->evaluator(kStrategyNet), state->game, state);
-}
-
 TabularPolicy CheckpointPolicy::tabular(const GameTree& tree) const {
   return strategy_policy(tree, state->nets->evaluator(kStrategyNet));
 }
 
 AnyPlayer make_any_player(const std::string& name, const lc::Rules& rules) {
-  static constexpr std::string_view kPrefix = "checkpoint:";
+  static constexpr std::string_view kGreedy = "checkpoint:", kSampled = "checkpoint-sampled:";
   AnyPlayer out;
-  if (name.rfind(kPrefix, 0) == 0) {
-    const CheckpointPolicy p = load_checkpoint_policy(name.substr(kPrefix.size()));
+  const bool greedy = name.rfind(kGreedy, 0) == 0, sampled = name.rfind(kSampled, 0) == 0;
+  if (greedy || sampled) {
+    const PlayMode play = sampled ? PlayMode::kSampled : PlayMode::kGreedy;
+    const CheckpointPolicy p = load_checkpoint_policy(name.substr((sampled ? kSampled : kGreedy).size()));
     if (p.config.run.game != "lost_cities")
       throw InputError(fmt::format("{}: a {} checkpoint cannot play Lost Cities", name, p.config.run.game));
     if (!(p.config.rules == rules))
       throw InputError(fmt::format("{}: the checkpoint was trained with other Lost Cities rules", name));
-    out.batch = p.batch_bot();
+    out.batch = p.batch_bot(play);
     return out;
   }
   out.bot = lc::make_bot(name, rules);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "apps/config.h"
+#include "apps/play_mode.h"
 #include "engine/games/bots.h"
 #include "engine/games/match.h"
 #include "engine/tabular/policy.h"
@@ -16,25 +17,19 @@ struct LoadedCheckpoint;  // networks + config (apps/checkpoint_policy.cc)
 class Evaluator;
 struct LostCitiesTraversalGame;
 
-/// A strategy network played greedily (argmax over the legal logits, lowest id on ties) as a Lost
-/// Cities bot: the learned policy of evaluations, cfr-eval and cfr-arena. One forward per
-/// decision. `keep_alive` holds whatever owns the evaluator (may be null).
-std::unique_ptr<lc::Bot> make_strategy_bot(Evaluator& strategy, const LostCitiesTraversalGame& game,
-                                           std::shared_ptr<void> keep_alive = nullptr);
-
-/// The same policy deciding many games per forward (lc::run_match_batched): evaluations against
-/// bots run one forward per round of pending decisions, not one per decision.
+/// A strategy network as a Lost Cities player deciding many games per forward
+/// (lc::run_match_players): one forward per round of pending decisions, never one per decision.
+/// `keep_alive` holds whatever owns the evaluator (may be null).
 std::unique_ptr<lc::BatchBot> make_strategy_batch_bot(Evaluator& strategy, const LostCitiesTraversalGame& game,
+                                                      PlayMode play = PlayMode::kGreedy,
                                                       std::shared_ptr<void> keep_alive = nullptr);
 
 struct CheckpointPolicy {
   Config config;
   int iteration = 0;
   std::shared_ptr<LoadedCheckpoint> state;
-  /// Lost Cities: the strategy network played greedily (argmax over legal logits) as a Bot.
-  std::unique_ptr<lc::Bot> bot() const;
-  /// The same, deciding many games per forward.
-  std::unique_ptr<lc::BatchBot> batch_bot() const;
+  /// Lost Cities: the strategy network as a player deciding many games per forward.
+  std::unique_ptr<lc::BatchBot> batch_bot(PlayMode play = PlayMode::kGreedy) const;
   /// Kuhn / Leduc: the strategy network's policy on every information set.
   TabularPolicy tabular(const GameTree& tree) const;
 };
@@ -42,8 +37,9 @@ struct CheckpointPolicy {
 /// Throws InputError naming the path and what is wrong or missing.
 CheckpointPolicy load_checkpoint_policy(const std::string& path);
 
-/// A side of a match by name: a bot (lc::make_bot), or "checkpoint:PATH", a trained policy that
-/// decides its moves in batched forwards (one per round of the match's live games).
+/// A side of a match by name: a bot (lc::make_bot), or "checkpoint:PATH" (greedy play) or
+/// "checkpoint-sampled:PATH" (sampled play), a trained policy that decides its moves in batched
+/// forwards (one per round of the match's live games).
 struct AnyPlayer {
   std::unique_ptr<lc::Bot> bot;
   std::unique_ptr<lc::BatchBot> batch;

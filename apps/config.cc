@@ -131,7 +131,8 @@ std::vector<ConfigField> fields(Config& c) {
       real_field("traversal", "outcome_sampling_value_clip", t.outcome_sampling_value_clip, 0, 1e12, "clip of v/q (0 = none)"),
       real_field("traversal", "probability_floor", t.probability_floor, 1e-12, 1, "floor of q(a) in v/q"),
       choice_field("traversal", "outcome_unsampled_regret", t.outcome_unsampled_regret, {"zero", "negative_node_value"}, "target of unsampled legal actions"),
-      choice_field("traversal", "cutoff_value_mode", t.cutoff_value_mode, {"score_diff", "zero"}, "value at the node cap"),
+      choice_field("traversal", "cutoff_value_mode", t.cutoff_value_mode, {"score_diff", "zero", "bot_rollout"},
+                   "value at the node cap: the current score difference, 0, or the score difference after traversal.opponent_bot plays both sides to the end (lost_cities)"),
       choice_field("traversal", "opponent_policy", t.opponent_policy, {"average_strategy", "network", "bot"}, "how the opponent acts"),
       choice_field("traversal", "update_order", t.update_order, {"simultaneous", "alternating"},
                    "simultaneous: both phases use the iteration's starting nets (the reference); alternating: advantage net 0 trains and is published before player 1's phase (Deep CFR's Algorithm 1)"),
@@ -150,6 +151,8 @@ std::vector<ConfigField> fields(Config& c) {
                 "0 = constant learning rate; N = learning_rate / sqrt(1 + (iteration - 1) / N)"),
       real_field("optimization", "weight_decay", o.weight_decay, 0, 10, "AdamW weight decay"),
       real_field("optimization", "grad_clip", o.grad_clip, 0, 1e9, "global gradient-norm clip (0 = none)"),
+      real_field("optimization", "advantage_target_scale", o.advantage_target_scale, 1e-6, 1e9,
+                 "advantage networks regress on regret / this: the same policy (regret matching is scale-free) from targets of order 1 instead of hundreds, so that losses and gradients (and grad_clip) see sensible magnitudes"),
       real_field("optimization", "ema_decay", o.ema_decay, 0, 0.999999,
                  "0 = the traversals and evaluations use the trained weights; β in (0, 1) = an exponential moving average of them, updated every step (Polyak averaging)"),
       choice_field("optimization", "nonfinite_policy", o.nonfinite_policy, {"skip", "stop"},
@@ -168,6 +171,8 @@ std::vector<ConfigField> fields(Config& c) {
       int_field("evaluation", "games", c.evaluation.games, 0, 100'000'000, "games per bot opponent (lost_cities)"),
       list_field("evaluation", "opponents", c.evaluation.opponents, "bots to play (lost_cities)"),
       int_field("evaluation", "max_steps", c.evaluation.max_steps, 1, 100'000'000, "action cap per evaluation game"),
+      choice_field("evaluation", "play", c.evaluation.play, {"greedy", "sampled"},
+                   "how the strategy network plays the bots: greedy (argmax of the legal logits) or sampled (its softmax: the average strategy itself)"),
       real_field("distributed", "timeout_seconds", c.distributed.timeout_seconds, 0.1, 1e7,
                  "mpirun runs: a traversal rank that sends nothing this long ends the run, naming it"),
   };
@@ -185,7 +190,7 @@ std::vector<ConfigField> fields(Config& c) {
       "run.experiment_name", "run.max_iterations", "run.max_minutes", "run.device", "run.torch_threads",
       "network.invariant_chunk", "traversal.scheduler", "traversal.parallel_shares", "memory.sample_pipe_blocks",
       "memory.sample_block_samples", "memory.check_ram", "evaluation.eval_every", "evaluation.games",
-      "evaluation.opponents", "evaluation.max_steps", "checkpoint.save_every", "checkpoint.include_memories",
+      "evaluation.opponents", "evaluation.max_steps", "evaluation.play", "checkpoint.save_every", "checkpoint.include_memories",
       "distributed.timeout_seconds"};
   for (auto& field : f)
     field.training = field.section.rfind("scheduler.", 0) != 0 &&
@@ -350,6 +355,9 @@ void validate(const Config& c) {
   if (std::find(bots.begin(), bots.end(), c.traversal.opponent_bot) == bots.end())
     throw InputError(fmt::format("{}: traversal.opponent_bot = '{}'; valid bots: {}", origin("traversal.opponent_bot"),
                                  c.traversal.opponent_bot, join_names(bots)));
+  if (c.traversal.cutoff_value_mode == "bot_rollout" && c.run.game != "lost_cities")
+    throw InputError(fmt::format("{}: traversal.cutoff_value_mode = 'bot_rollout' needs run.game = 'lost_cities' (a game with bots)",
+                                 origin("traversal.cutoff_value_mode")));
   if (c.traversal.opponent_policy == "bot" && c.run.game != "lost_cities")
     throw InputError(fmt::format("{}: traversal.opponent_policy = 'bot' needs run.game = 'lost_cities'", where));
   if (c.traversal.algorithm == "external_sampling" && !is_enumerable(c.run.game))

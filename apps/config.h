@@ -58,6 +58,7 @@ struct OptimizationSection {
   double weight_decay = 1e-4;
   double grad_clip = 1.0;
   double ema_decay = 0;  // 0 = publish the trained weights; β = publish their moving average
+  double advantage_target_scale = 1;  // advantage nets regress on regret / this (regret matching is scale-free)
   bool reinitialize_advantage = false;
   std::string nonfinite_policy = "skip";  // skip | stop (NaN/inf in outputs, targets or losses)
 };
@@ -74,6 +75,7 @@ struct EvaluationSection {
   int games = 100;
   std::vector<std::string> opponents = {"random", "discard_only", "heuristic_cautious"};
   int max_steps = 10000;
+  std::string play = "greedy";  // greedy | sampled: how the strategy network plays the bots
 };
 
 struct CheckpointSection {

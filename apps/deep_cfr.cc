@@ -44,6 +44,7 @@ DeepCfrOptions deep_cfr_options(const Config& c) {
   TrainConfig adv = base, strat = base;
   adv.updates = op.advantage_updates_per_iteration;
   adv.batch_size = op.advantage_batch_size;
+  adv.target_scale = op.advantage_target_scale;
   strat.updates = op.strategy_updates_per_iteration;
   strat.batch_size = op.strategy_batch_size;
   return {
@@ -63,7 +64,9 @@ DeepCfrOptions deep_cfr_options(const Config& c) {
                     .value_clip = t.outcome_sampling_value_clip,
                     .unsampled = t.outcome_unsampled_regret == "zero" ? UnsampledRegret::kZero : UnsampledRegret::kNegativeNodeValue,
                     .max_nodes = t.max_nodes_per_traversal,
-                    .cutoff = t.cutoff_value_mode == "score_diff" ? CutoffValue::kScoreDiff : CutoffValue::kZero,
+                    .cutoff = t.cutoff_value_mode == "score_diff" ? CutoffValue::kScoreDiff
+                              : t.cutoff_value_mode == "zero"     ? CutoffValue::kZero
+                                                                  : CutoffValue::kBotRollout,
                     .opponent = t.opponent_policy == "average_strategy" ? OpponentPolicy::kAverageStrategy
                                 : t.opponent_policy == "network"        ? OpponentPolicy::kNetwork
                                                                         : OpponentPolicy::kBot,
@@ -87,6 +90,7 @@ DeepCfrOptions deep_cfr_options(const Config& c) {
       .eval_every = c.evaluation.eval_every,
       .eval_games = c.evaluation.games,
       .eval_opponents = c.evaluation.opponents,
+      .eval_play = c.evaluation.play == "sampled" ? PlayMode::kSampled : PlayMode::kGreedy,
       .eval_max_steps = c.evaluation.max_steps,
       .rules = c.rules,
       .save_every = c.checkpoint.save_every,
@@ -197,7 +201,9 @@ int learn(Trainer& trainer, Config& cfg, const RunOptions& opts, const std::stri
 
 GameSettings game_settings(const Config& cfg) {
   return {.rules = cfg.rules, .encoding = cfg.encoding,
-          .opponent_bot = cfg.traversal.opponent_policy == "bot" ? cfg.traversal.opponent_bot : std::string()};
+          .opponent_bot = cfg.traversal.opponent_policy == "bot" || cfg.traversal.cutoff_value_mode == "bot_rollout"
+                              ? cfg.traversal.opponent_bot
+                              : std::string()};
 }
 
 std::pair<int, int> game_widths(const Config& cfg) { return traversal_widths(cfg.run.game, game_settings(cfg)); }

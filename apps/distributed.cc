@@ -174,7 +174,7 @@ void Distributed::send_block(const SampleBlock& block, int first_index) {
 
 void Distributed::send_phase_end(const RunStats& st) {
   std::vector<char> msg;
-  const std::int64_t head[4] = {st.nodes, st.traversals, st.batch.requests, st.batch.forwards};
+  const std::int64_t head[5] = {st.nodes, st.traversals, st.batch.requests, st.batch.forwards, st.cutoffs};
   const double secs[3] = {st.seconds, st.batch.evaluate_seconds, st.batch.wait_seconds};
   const std::int64_t hist = static_cast<std::int64_t>(st.batch.histogram.size());
   put(msg, head, sizeof head);
@@ -222,7 +222,7 @@ RunStats Distributed::receive_phase(int in_w, int out_w, const std::function<voi
         early[static_cast<std::size_t>(r)].push_back(std::move(b));
     } else {
       RunStats s;
-      std::int64_t head[4], hist = 0;
+      std::int64_t head[5], hist = 0;
       double secs[3];
       rd.get(head, sizeof head);
       rd.get(secs, sizeof secs);
@@ -232,11 +232,13 @@ RunStats Distributed::receive_phase(int in_w, int out_w, const std::function<voi
       s.traversals = head[1];
       s.batch.requests = head[2];
       s.batch.forwards = head[3];
+      s.cutoffs = head[4];
       s.seconds = secs[0];
       s.batch.evaluate_seconds = secs[1];
       s.batch.wait_seconds = secs[2];
       total.nodes += s.nodes;
       total.traversals += s.traversals;
+      total.cutoffs += s.cutoffs;
       total.batch.merge(s.batch);
       ended[static_cast<std::size_t>(r)] = 1;
       advance();

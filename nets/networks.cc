@@ -541,7 +541,8 @@ TrainStats NetworkSet::train(int net, BatchSource& memory, int iteration, const 
                           const torch::Tensor& iters) {
                         auto w = cfg.linear_weighting ? iters / T : torch::ones_like(iters);
                         auto wl = legal * w.unsqueeze(1);
-                        return (wl * (pred - target).pow(2)).sum() / wl.sum().clamp_min(1e-12);
+                        auto scaled = cfg.target_scale == 1.0 ? target : target / cfg.target_scale;
+                        return (wl * (pred - scaled).pow(2)).sum() / wl.sum().clamp_min(1e-12);
                       });
   return train_loop(*impl_, net, memory, cfg, rng,
                     [&](const torch::Tensor& logits, const torch::Tensor& target, const torch::Tensor& legal,

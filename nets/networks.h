@@ -53,6 +53,9 @@ struct TrainConfig {
   /// weights (Polyak averaging), updated after every step as ema = β·ema + (1 − β)·w, which
   /// removes most of the step-to-step noise of the published network.
   double ema_decay = 0;
+  /// Masked-MSE networks regress on target / target_scale (regret matching is scale-free, so an
+  /// advantage network may learn regrets in smaller units; 1 = the targets as they are).
+  double target_scale = 1.0;
   /// When set (SIGINT/SIGTERM), training returns after the current step with TrainStats::stopped.
   const std::atomic<bool>* stop = nullptr;
 };

@@ -44,7 +44,7 @@ RunStats InterleavedScheduler::run(const TraversalJob& job, std::span<Evaluator*
     running.swap(ready);
     for (const auto& [slot, h] : running) {
       h.resume();
-      if (slots.finish_if_done(slot, stats.nodes, stats.traversals)) start(slot);
+      if (slots.finish_if_done(slot, stats)) start(slot);
     }
     running.clear();
     if (ready.empty() && batcher.pending_total() > 0) {

@@ -87,6 +87,7 @@ class PhaseShares {
       if (buffered.advantage.size() + buffered.strategy.size() > 0) sink.consume(buffered);
       total.nodes += st[ku].nodes;
       total.traversals += st[ku].traversals;
+      total.cutoffs += st[ku].cutoffs;
       total.batch.merge(st[ku].batch);
       total.stopped = total.stopped || st[ku].stopped;
     }

@@ -27,7 +27,7 @@ struct Worker final : QueryPort {
   std::vector<EvalRequest*> local;  // this round's queries; read by the inference thread while idle
   std::vector<Resumable> mailbox;   // written by the inference thread while idle, taken on wake-up
   bool woken = false;
-  std::int64_t nodes = 0, traversals = 0;
+  RunStats counts;  // nodes, traversals and cut-offs of this thread's finished traversals
 
   void submit(EvalRequest& r) override {
     r.submit_ns = now_ns();
@@ -183,7 +183,7 @@ void worker_loop(Worker& w, Server& server, const TraversalJob& job, std::atomic
       w.running.swap(w.ready);
       for (const auto& [slot, h] : w.running) {
         h.resume();
-        if (w.slots->finish_if_done(slot, w.nodes, w.traversals)) start(slot);
+        if (w.slots->finish_if_done(slot, w.counts)) start(slot);
       }
       w.running.clear();
       if (!w.ready.empty()) continue;
@@ -232,8 +232,9 @@ RunStats PooledScheduler::run(const TraversalJob& job, std::span<Evaluator* cons
   RunStats stats;
   for (auto& w : workers) {
     w->slots->abandon();
-    stats.nodes += w->nodes;
-    stats.traversals += w->traversals;
+    stats.nodes += w->counts.nodes;
+    stats.traversals += w->counts.traversals;
+    stats.cutoffs += w->counts.cutoffs;
   }
   if (server.error) std::rethrow_exception(server.error);
   stats.stopped = server.stopped;

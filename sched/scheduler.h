@@ -71,6 +71,7 @@ struct RunStats {
   BatchStats batch;
   std::int64_t nodes = 0;
   std::int64_t traversals = 0;
+  std::int64_t cutoffs = 0;  // traversals ended by the node cap
   double seconds = 0;
   bool stopped = false;  // ended early by the stop flag
   double nodes_per_second() const noexcept { return seconds > 0 ? static_cast<double>(nodes) / seconds : 0.0; }
@@ -195,14 +196,16 @@ class TraversalSlots {
     return s.task.handle();
   }
   /// If the traversal in `slot` has finished: rethrows what it threw, or delivers it (adding its
-  /// nodes and one traversal to `stats`) and frees the slot; returns whether it finished.
-  bool finish_if_done(int slot, std::int64_t& nodes, std::int64_t& traversals) {
+  /// nodes, one traversal and whether it was cut off to `stats`) and frees the slot; returns
+  /// whether it finished.
+  bool finish_if_done(int slot, RunStats& stats) {
     Slot& s = slots_[static_cast<std::size_t>(slot)];
     if (!s.task.valid() || !s.task.done()) return false;
     s.task.rethrow_if_failed();
     s.task.destroy();
-    nodes += s.ctx->nodes;
-    ++traversals;
+    stats.nodes += s.ctx->nodes;
+    ++stats.traversals;
+    stats.cutoffs += s.ctx->cut_off ? 1 : 0;
     --live_;
     delivery_.finished(std::move(s.ctx));
     return true;

@@ -44,7 +44,7 @@ class WavesScheduler final : public Scheduler {
         running.swap(ready);
         for (auto h : running) h.resume();
         running.clear();
-        for (int i = 0; i < n; ++i) slots.finish_if_done(i, stats.nodes, stats.traversals);
+        for (int i = 0; i < n; ++i) slots.finish_if_done(i, stats);
         batcher.flush_all([&](EvalRequest& r) { ready.push_back(r.waiter); });
       }
     }

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  libboost1.81-dev            # Boost.Asio with channels and awaitable operators (1.74 lacks them)
+  libboost1.81-dev            # Boost.Asio (header-only): pooled's hand-offs, signals; 1.81 for channels
   libfmt-dev libtomlplusplus-dev doctest-dev libcli11-dev nlohmann-json3-dev
   libbenchmark-dev zlib1g-dev
   libxxhash-dev               # checkpoint checksums (xxhash.h, used header-only)

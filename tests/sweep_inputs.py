@@ -197,6 +197,7 @@ REAL_KEYS = {
     "run.max_minutes", "traversal.regret_matching_epsilon", "traversal.outcome_sampling_epsilon",
     "traversal.outcome_sampling_value_clip", "traversal.probability_floor", "optimization.learning_rate",
     "optimization.weight_decay", "optimization.grad_clip", "optimization.ema_decay", "distributed.timeout_seconds",
+    "optimization.advantage_target_scale",
 }
 # Keys where 0 is meaningful (the reason goes into the table); every other numeric key must refuse 0.
 ZERO_OK = {

@@ -71,14 +71,15 @@ State play_game(Bot& seat0, Bot& seat1, const Rules& rules, std::uint64_t deal_s
 
 MatchReport run_match(Bot& bot0, Bot& bot1, const MatchOptions& opts);
 
-/// A deterministic bot that decides many games at once (e.g. one network forward for all).
+/// A bot that decides many games at once (e.g. one network forward for all).
 class BatchBot {
  public:
   virtual ~BatchBot() = default;
   virtual std::string_view name() const noexcept = 0;
-  /// actions[i] = a legal action for states[i]'s current player. Preconditions: no state is
-  /// terminal; states.size() == actions.size() ≥ 1.
-  virtual void choose_actions(std::span<const State* const> states, std::span<int> actions) = 0;
+  /// actions[i] = a legal action for states[i]'s current player; rngs[i] is that game's stream
+  /// for this player (a bot that samples draws from it, so a match stays reproducible).
+  /// Preconditions: no state is terminal; states, rngs and actions have the same size ≥ 1.
+  virtual void choose_actions(std::span<const State* const> states, std::span<Rng* const> rngs, std::span<int> actions) = 0;
 };
 
 /// A side of a match: a bot deciding one move at a time, or a batch bot deciding many games' moves

@@ -38,7 +38,11 @@ constexpr int advantage_net(int player) noexcept { return player == 0 ? kAdvanta
 inline constexpr int kMaxTraversalActions = 64;
 
 enum class UnsampledRegret { kZero, kNegativeNodeValue };
-enum class CutoffValue { kScoreDiff, kZero };
+/// The value of a traversal cut off by the node cap: the current score difference, 0, or the
+/// score difference at the end of a rollout in which the game's bot plays both sides (games with
+/// bots: Lost Cities, traversal.opponent_bot) for at most kMaxRolloutActions actions.
+enum class CutoffValue { kScoreDiff, kZero, kBotRollout };
+inline constexpr int kMaxRolloutActions = 10000;
 enum class OpponentPolicy { kAverageStrategy, kNetwork, kBot };
 enum class RmFallback { kArgmax, kUniform };
 enum class TraversalKind { kOutcomeSampling, kExternalSampling };
@@ -121,7 +125,15 @@ Task<void> outcome_sampling(TraversalContext& ctx, const G& game, const Traversa
   int nodes = 0;
   for (;;) {
     if (o.max_nodes > 0 && nodes >= o.max_nodes) {
-      value = o.cutoff == CutoffValue::kScoreDiff ? s.returns(traverser) : 0.0;
+      if (o.cutoff == CutoffValue::kBotRollout) {
+        if constexpr (requires(const G& g, const typename G::State& st, Rng& r) { g.bot_action(st, r); }) {
+          for (int step = 0; step < kMaxRolloutActions && !s.is_terminal(); ++step) game.apply(s, game.bot_action(s, ctx.rng), ctx.rng);
+        } else {
+          throw InputError("cutoff_value_mode = bot_rollout needs a game with bots (lost_cities)");
+        }
+      }
+      value = o.cutoff == CutoffValue::kZero ? 0.0 : s.returns(traverser);
+      ctx.cut_off = true;
       break;
     }
     if (s.is_terminal()) {

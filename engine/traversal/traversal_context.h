@@ -126,6 +126,7 @@ class TraversalContext {
     strategy.clear();
     path.clear();
     nodes = 0;
+    cut_off = false;
     arena_.reset();
   }
 
@@ -147,6 +148,7 @@ class TraversalContext {
   int iteration = 0;
   int traverser = 0;
   std::int64_t nodes = 0;  // non-terminal nodes visited
+  bool cut_off = false;    // ended by the node cap (valued by TraversalOptions::cutoff), not by the game
   SampleBuffer advantage;
   SampleBuffer strategy;
   std::vector<OutcomeStep> path;

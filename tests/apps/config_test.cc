@@ -53,6 +53,56 @@ TEST_CASE("the default config is the reference default") {
   CHECK(c.memory.advantage_capacity == 2'000'000);
 }
 
+TEST_CASE("configs/reference.toml keeps the reference's recipe") {
+  Config c = load_config(dir() + "/../configs/reference.toml");
+  CHECK(c.network.hidden_size == 512);
+  CHECK(c.network.num_layers == 3);
+  CHECK(c.traversal.traversals_per_player == 280);
+  CHECK(c.traversal.outcome_unsampled_regret == "zero");
+  CHECK(c.traversal.cutoff_value_mode == "score_diff");
+  CHECK(c.optimization.advantage_updates_per_iteration == 512);
+  CHECK(c.optimization.advantage_batch_size == 1024);
+  CHECK(c.optimization.advantage_target_scale == 1.0);
+  CHECK(c.memory.advantage_capacity == 2'000'000);
+}
+
+TEST_CASE("each scheduler's options live in [scheduler.<name>]; the old shared keys name their new home") {
+  Config c = parse_config("[traversal]\nscheduler = \"pooled\"\n[scheduler.pooled]\nthreads = 3\nwindow = 96\n", "t.toml");
+  CHECK(c.scheduler_options["pooled"]["threads"] == 3);
+  CHECK(c.scheduler_options["pooled"]["window"] == 96);
+  CHECK(c.scheduler_options["pooled"]["deadline_us"] == 0);  // declared default
+  CHECK(c.scheduler_options["interleaved"]["window"] == 64);
+  apply_override(c, "scheduler.pooled.deadline_us=250");
+  CHECK(c.scheduler_options["pooled"]["deadline_us"] == 250);
+  CHECK(to_toml(c).find("[scheduler.pooled]\nthreads = 3") != std::string::npos);
+  auto error = [](const std::string& text) {
+    try {
+      (void)parse_config(text, "t.toml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK(error("[traversal]\ninterleave_width = 8\n") ==
+        "t.toml:2: traversal.interleave_width is no longer a key: the window is a scheduler's option: "
+        "scheduler.<name>.window, e.g. [scheduler.interleaved] window = 64");
+  CHECK(error("[traversal]\nnum_workers = 2\n").find("[scheduler.pooled] threads = N") != std::string::npos);
+  CHECK(error("[scheduler.fifo]\nwindow = 2\n").find("t.toml:1: unknown section [scheduler.fifo]; [scheduler] holds one table "
+                                                   "per registered scheduler with options: interleaved, pooled, waves") !=
+        std::string::npos);
+  CHECK(error("[scheduler.interleaved]\nthreads = 2\n").find("unknown key 'scheduler.interleaved.threads'; valid keys in "
+                                                           "[scheduler.interleaved]: window, max_batch") != std::string::npos);
+  CHECK(error("[scheduler.pooled]\nthreads = 0\n").find("scheduler.pooled.threads = 0 is out of range [1, 1024]") !=
+        std::string::npos);
+  // A changed scheduler option is operational: a resume may change it.
+  Config a, b;
+  apply_override(b, "scheduler.interleaved.window=8");
+  const auto changes = config_changes(a, b);
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].key == "scheduler.interleaved.window");
+  CHECK_FALSE(changes[0].training);
+}
+
 TEST_CASE("config errors name the file, the line, the key and the valid choices") {
   CHECK(error_of("unknown_key.toml").find("unknown_key.toml:6: unknown key 'traversal.schedular'; valid keys in [traversal]:") !=
         std::string::npos);

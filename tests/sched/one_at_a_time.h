@@ -37,7 +37,7 @@ class OneAtATimeScheduler final : public Scheduler {
         next = nullptr;
         batcher.flush_all([&](EvalRequest& r) { next = r.waiter; });
       }
-      slots.finish_if_done(0, stats.nodes, stats.traversals);
+      slots.finish_if_done(0, stats);
     }
     stats.batch = batcher.stats;
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -203,6 +203,50 @@ TEST_CASE("a fixed-bot opponent asks no network") {
   CHECK(st.batch.requests < st.nodes);
 }
 
+TEST_CASE("every scheduler counts the traversals the node cap cut off") {
+  LostCitiesTraversalGame game;
+  const Nets nets = hash_nets(game.input_width(), game.num_actions());
+  register_builtin_schedulers();
+  for (const auto& name : scheduler_names()) {
+    CAPTURE(name);
+    for (const int cap : {10, 0}) {
+      CAPTURE(cap);
+      CollectingSink got(game.input_width(), game.num_actions());
+      const TraversalOptions opts{.max_nodes = cap};
+      const RunStats st = make_scheduler(name, {})->run(make_job(game, opts, 12), nets.span(), got);
+      CHECK(st.traversals == 12);
+      // A Lost Cities game takes far more than 10 actions; without a cap every game ends.
+      CHECK(st.cutoffs == (cap > 0 ? 12 : 0));
+    }
+  }
+}
+
+TEST_CASE("a cut-off traversal can be valued by a bot rollout to the end of the game") {
+  LostCitiesTraversalGame game;
+  game.bot = make_bot("heuristic_balanced", game.rules);
+  const Nets nets = hash_nets(game.input_width(), game.num_actions());
+  register_builtin_schedulers();
+  auto run = [&](CutoffValue cutoff) {
+    CollectingSink got(game.input_width(), game.num_actions());
+    const TraversalOptions opts{.max_nodes = 40, .cutoff = cutoff};
+    const RunStats st = make_scheduler("interleaved", {})->run(make_job(game, opts, 16), nets.span(), got);
+    CHECK(st.cutoffs == 16);
+    return got;
+  };
+  const auto diff = run(CutoffValue::kScoreDiff), rollout = run(CutoffValue::kBotRollout);
+  // Same trajectories up to the cap (same inputs), other values (the rollouts' final scores).
+  CHECK(diff.advantage.inputs == rollout.advantage.inputs);
+  CHECK(diff.advantage.targets != rollout.advantage.targets);
+  for (const float t : rollout.advantage.targets) CHECK(std::isfinite(t));
+  // A game without bots cannot roll out.
+  const SmallTraversalGame<kuhn::State> kuhn_game;
+  const Nets small = hash_nets(kuhn_game.input_width(), kuhn_game.num_actions());
+  CollectingSink sink(kuhn_game.input_width(), kuhn_game.num_actions());
+  const TraversalOptions capped{.max_nodes = 1, .cutoff = CutoffValue::kBotRollout};
+  CHECK_THROWS_WITH_AS(make_scheduler("interleaved", {})->run(make_job(kuhn_game, capped, 4), small.span(), sink),
+                       doctest::Contains("bot_rollout needs a game with bots"), InputError);
+}
+
 TEST_CASE("a 1,000,000-node trajectory runs with the node cap disabled, in constant frame memory") {
   const ChainGame game;
   const Nets nets = uniform_nets(2, 2);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/play_mode.h"
 #include "apps/checkpoint_format.h"
 #include "engine/games/lost_cities.h"
 #include "engine/traversal/traversal.h"
@@ -54,6 +55,7 @@ struct DeepCfrOptions {
   int eval_every = 5;  // 0 = only at the last iteration
   int eval_games = 100;
   std::vector<std::string> eval_opponents;
+  PlayMode eval_play = PlayMode::kGreedy;  // how the strategy network plays the bots
   int eval_max_steps = 10000;
   lc::Rules rules;
   // Checkpoints and distributed runs.

@@ -115,6 +115,7 @@ struct IterationState {
   nlohmann::json m;
   SampleDigest digest_adv, digest_strat;  // per stream: independent of how blocks are cut
   std::int64_t nodes = 0;
+  std::int64_t traversals = 0, cutoffs = 0;  // cutoffs: traversals ended by the node cap
   double traversal_s = 0, train_s = 0, adv0_train_s = 0, strat_train_s = 0;
   BatchStats batch;
   std::array<TrainStats, kNumNets> ts;
@@ -355,6 +356,8 @@ class DeepCfrTrainer final : public Trainer {
     const double s = since(t_phase);
     iter_.traversal_s += s;
     iter_.nodes += st.nodes;
+    iter_.traversals += st.traversals;
+    iter_.cutoffs += st.cutoffs;
     iter_.batch.merge(st.batch);
     iter_.m[fmt::format("traversal_seconds_p{}", p)] = s;
     if (st.stopped) throw Interrupted{"traversals"};
@@ -458,7 +461,7 @@ class DeepCfrTrainer final : public Trainer {
       iter_.eval_text = fmt::format("  exploitability {:.4f} ({:.0f} mA/g; memory average {:.4f})", r.exploitability,
                                     1e3 * r.exploitability, mem_x);
     } else if constexpr (std::is_same_v<G, LostCitiesTraversalGame>) {
-      auto me = make_strategy_batch_bot(nets_.evaluator(kStrategyNet), game_);
+      auto me = make_strategy_batch_bot(nets_.evaluator(kStrategyNet), game_, o_.eval_play);
       nlohmann::json ev = nlohmann::json::object();
       for (const auto& name : o_.eval_opponents) {
         auto bot = lc::make_bot(name, o_.rules);
@@ -493,6 +496,9 @@ class DeepCfrTrainer final : public Trainer {
     m["traversal_seconds"] = iter_.traversal_s;
     m["train_seconds"] = iter_.train_s;
     m["nodes"] = iter_.nodes;
+    // The share of traversals valued at the node cap instead of the game's end (issue 17's first
+    // suspect: a cut-off is worth the current score difference, docs/strength.md).
+    m["cutoff_share"] = iter_.traversals > 0 ? static_cast<double>(iter_.cutoffs) / static_cast<double>(iter_.traversals) : 0.0;
     m["nodes_per_second"] = iter_.traversal_s > 0 ? iter_.nodes / iter_.traversal_s : 0.0;
     m["batch_mean"] = iter_.batch.mean_batch();
     m["forwards"] = iter_.batch.forwards;

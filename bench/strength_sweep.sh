@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Strength diagnosis: trains the quickstart recipe with one change at a time (same seed, same
+# iteration count, no wall-time cap) and evaluates each final checkpoint over 1000 duplicate
+# games against random, discard_only and heuristic_cautious. Prints a Markdown table (one row per
+# variant) and keeps every run under $OUT (default runs/strength).
+#   bench/strength_sweep.sh [NAME="--set k=v ..."]...
+#   bench/strength_sweep.sh baseline="" nnv="--set traversal.outcome_unsampled_regret=negative_node_value"
+# Environment: CONFIG (default configs/quickstart.toml), OUT, GAMES (1000), ITERS (140).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+config=${CONFIG:-configs/quickstart.toml}
+out=${OUT:-runs/strength}
+games=${GAMES:-1000}
+iters=${ITERS:-140}
+[ $# -gt 0 ] || set -- baseline=""
+mkdir -p "$out"
+echo "| variant | sets | iterations | minutes | cutoff share | vs random | vs discard_only | vs heuristic_cautious | opened/game (vs discard_only) | score diff vs discard_only |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+for arg in "$@"; do
+  name=${arg%%=*}
+  sets=${arg#*=}
+  dir="$out/$name"
+  rm -rf "$dir"
+  start=$(date +%s)
+  # shellcheck disable=SC2086  # sets is a list of --set k=v words
+  build/bin/cfr-run "$config" --run-dir "$dir" --set run.max_minutes=0 --set run.max_iterations="$iters" \
+    --set evaluation.opponents='[]' $sets > "$dir.log" 2>&1
+  minutes=$(python3 -c "print(f'{($(date +%s) - $start) / 60:.1f}')")
+  build/bin/cfr-eval "$dir" --opponent random --opponent discard_only --opponent heuristic_cautious \
+    --games "$games" --json > "$dir.eval.jsonl"
+  python3 - "$name" "$sets" "$dir" "$minutes" <<'PY'
+import json, sys
+name, sets, d, minutes = sys.argv[1:5]
+m = [json.loads(l) for l in open(f"{d}/metrics.jsonl") if '"iteration"' in l]
+cut = sum(x.get("cutoff_share", 0) for x in m) / max(1, len(m))
+ev = {j["bot1"]: j for j in map(json.loads, open(f"{d}.eval.jsonl"))}
+def w(b):
+    j = ev[b]
+    return f"{j['win_rate']:.3f} ({j['win_rate_lo95']:.3f}–{j['win_rate_hi95']:.3f})"
+dj = ev["discard_only"]
+print(f"| {name} | `{sets or '—'}` | {m[-1]['iteration']} | {minutes} | {cut:.4f} | {w('random')} | {w('discard_only')} | "
+      f"{w('heuristic_cautious')} | {dj['opened_per_game0']:.2f} | {dj['avg_score_diff']:+.1f} ± {dj['se_score_diff']:.1f} |")
+PY
+done
