@@ -111,12 +111,14 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     for (std::size_t a = 0; a < names.size(); ++a)
       for (std::size_t b = a + 1; b < names.size(); ++b) {
-        const MatchReport r = run_match_players(
+        MatchReport r = run_match_players(
             side(a), side(b), {.games = games, .seed = seed, .max_steps = max_steps, .rules = rules, .stop = &stop});
         if (r.stopped) {
           std::cerr << "cfr-ladder: stopped by a signal before the round robin finished; nothing was written\n";
           return kExitStopped;
         }
+        r.bot0 = names[a];  // the players' names, not their kinds ("checkpoint")
+        r.bot1 = names[b];
         pairs.push_back({.a = static_cast<int>(a), .b = static_cast<int>(b), .games = r.games, .a_score = r.wins + 0.5 * r.draws});
         pairs_json.push_back(nlohmann::json::parse(report_json(r)));
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

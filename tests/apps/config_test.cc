@@ -43,8 +43,9 @@ TEST_CASE("every shipped config parses, validates and prints back to an equivale
   CHECK(n >= 6);
 }
 
-TEST_CASE("the default config is the reference default") {
+TEST_CASE("the default config has the reference's sizes and the best measured recipe") {
   Config c = load_config(dir() + "/../configs/default.toml");
+  CHECK(c.traversal.outcome_unsampled_regret == "negative_node_value");
   CHECK(c.network.hidden_size == 512);
   CHECK(c.network.num_layers == 3);
   CHECK(c.traversal.traversals_per_player == 280);
