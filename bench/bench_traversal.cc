@@ -54,6 +54,8 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", repeats, "timed phases per configuration")->check(CLI::PositiveNumber);
   app.add_option("--latency-us", latency_us, "injected latency per forward for the hashed evaluator");
   app.add_option("--json", json_path, "write the rows as JSON");
+  std::vector<std::string> only;
+  app.add_option("--only", only, "run only these schedulers (repeatable)");
   CLI11_PARSE(app, argc, argv);
 
   register_builtin_schedulers();
@@ -84,6 +86,7 @@ int main(int argc, char** argv) {
 
   std::vector<Row> rows;
   auto run_case = [&](const std::string& ev_name, const Case& c, std::span<Evaluator* const> nets, int n) {
+    if (!only.empty() && std::find(only.begin(), only.end(), c.scheduler) == only.end()) return;
     auto sched = make_scheduler(c.scheduler, c.cfg);
     TraversalJob job;
     job.iteration = 1;

@@ -42,6 +42,9 @@ class Server {
   Server(Batcher& batcher, const PooledOptions& o, std::vector<std::unique_ptr<Worker>>& workers)
       : batcher_(batcher), max_batch_(o.max_batch), deadline_us_(o.deadline_us), workers_(workers),
         idle_(workers.size(), false), done_(workers.size(), false), outbox_(workers.size()) {
+    // Only a deadline needs a timer: a timer brings the context's reactor (epoll), through which
+    // every post from another thread would then have to wake the inference thread.
+    if (deadline_us_ > 0) timer_.emplace(io);
     const std::size_t per_thread = workers.front()->ready.capacity();
     for (auto& b : outbox_) b.reserve(per_thread);
     routed_.reserve(per_thread * workers.size());
@@ -105,7 +108,7 @@ class Server {
   /// Evaluates what is due now; arms the deadline for what is not.
   void decide() {
     if (finished_ == static_cast<int>(workers_.size())) {
-      timer_.cancel();
+      if (timer_) timer_->cancel();
       io.stop();
       return;
     }
@@ -127,8 +130,8 @@ class Server {
     if (armed_ && due == armed_due_) return;
     armed_ = true;
     armed_due_ = due;
-    timer_.expires_at(asio::steady_timer::time_point(std::chrono::nanoseconds(due)));
-    timer_.async_wait([this](const boost::system::error_code& ec) {
+    timer_->expires_at(asio::steady_timer::time_point(std::chrono::nanoseconds(due)));
+    timer_->async_wait([this](const boost::system::error_code& ec) {
       if (ec) return;  // re-armed or cancelled
       armed_ = false;
       if (abort || batcher_.pending_total() == 0) return;
@@ -158,7 +161,7 @@ class Server {
   std::vector<std::vector<Resumable>> outbox_;  // outputs owed to a thread that is still running
   std::vector<std::tuple<int, int, std::coroutine_handle<>>> routed_;
   FlushPolicy policy_;
-  asio::steady_timer timer_{io};
+  std::optional<asio::steady_timer> timer_;  // deadline_us > 0 only
   bool armed_ = false;
   std::int64_t armed_due_ = 0;
   int finished_ = 0;
