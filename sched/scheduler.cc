@@ -148,7 +148,9 @@ std::unique_ptr<Scheduler> make_scheduler(const std::string& name, const Schedul
   }
   SchedulerOptions resolved;
   for (const auto& o : entry.options) resolved.set(o.name, o.default_value);
-  for (const auto& [key, value] : options.values()) {
+  for (const auto& option : options.values()) {
+    const std::string& key = option.first;  // not a structured binding: clang 14 cannot capture one
+    const int value = option.second;
     const auto it = std::find_if(entry.options.begin(), entry.options.end(), [&](const SchedulerOption& o) { return o.name == key; });
     if (it == entry.options.end()) {
       std::vector<std::string> known;
