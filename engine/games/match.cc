@@ -122,27 +122,6 @@ void record_game(MatchReport& r, const State& s, int k) {
 
 }  // namespace
 
-MatchReport run_match(Bot& bot0, Bot& bot1, const MatchOptions& opts) {
-  check_match_options(opts);
-  MatchReport r = new_report(bot0.name(), bot1.name(), opts);
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int k = 0; k < opts.games; ++k) {
-    if (opts.stop != nullptr && opts.stop->load(std::memory_order_relaxed)) {
-      r.stopped = true;
-      break;
-    }
-    Rng rng0(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 0));
-    Rng rng1(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 1));
-    const bool swapped = (k % 2) == 1;
-    const std::uint64_t deal = deal_seed(opts, k);
-    const State s = swapped ? play_game(bot1, bot0, opts.rules, deal, rng1, rng0, opts.max_steps)
-                            : play_game(bot0, bot1, opts.rules, deal, rng0, rng1, opts.max_steps);
-    record_game(r, s, k);
-  }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
-}
-
 MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions& opts, int parallel) {
   check_match_options(opts);
   if (parallel < 1) throw InputError(fmt::format("parallel = {} must be ≥ 1", parallel));
@@ -223,6 +202,10 @@ MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+MatchReport run_match(Bot& bot0, Bot& bot1, const MatchOptions& opts) {
+  return run_match_players({.bot = &bot0}, {.bot = &bot1}, opts, /*parallel=*/1);  // one game at a time
 }
 
 MatchReport run_match_batched(BatchBot& bot0, Bot& bot1, const MatchOptions& opts, int parallel) {
