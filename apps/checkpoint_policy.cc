@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "apps/algorithms/algorithms.h"
 #include "apps/algorithms/deep_cfr/evaluation.h"
 #include "apps/checkpoint_format.h"
 #include "apps/deep_cfr.h"
@@ -99,7 +100,7 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path) {
   const auto [W, A] = game_widths(p.config);
   p.state = std::make_shared<LoadedCheckpoint>();
   p.state->nets = std::make_unique<NetworkSet>(
-      deep_cfr_networks(W, A),
+      algorithm_networks(algorithm_from_name(p.config.algorithm.name), W, A),
       NetworkConfig{.hidden_size = p.config.network.hidden_size, .num_layers = p.config.network.num_layers,
                     .activation = p.config.network.activation, .device = "cpu"},
       0);

@@ -123,6 +123,19 @@ std::vector<ConfigField> fields(Config& c) {
       choice_field("network", "activation", c.network.activation, {"relu", "tanh", "gelu"}, "hidden activation"),
       int_field("network", "invariant_chunk", c.network.invariant_chunk, 0, 4096,
                 "0 = forward whole batches (fast); N = forward in chunks of exactly N rows so outputs do not depend on batching (identical samples across schedulers and processes; 8 with OpenBLAS)"),
+      choice_field("algorithm", "name", c.algorithm.name, {"deep_cfr", "escher"},
+                   "training algorithm: deep_cfr (Brown et al. 2019) or escher (McAleer et al. 2023: a history value network gives every action's regret, the traverser samples from a fixed policy, no importance weights)"),
+      int_field("escher", "value_traversals", c.escher.value_traversals, 1, 100'000'000, "escher: value trajectories per iteration"),
+      real_field("escher", "sampling_epsilon", c.escher.sampling_epsilon, 0, 1,
+                 "escher: the traverser samples from sampling_epsilon * uniform + (1 - sampling_epsilon) * its current policy (1 = uniform: the fixed sampling policy of the paper)"),
+      real_field("escher", "value_epsilon", c.escher.value_epsilon, 0, 1, "escher: exploration (uniform share) of the value trajectories"),
+      choice_field("escher", "value_target", c.escher.value_target, {"return", "importance_weighted"},
+                   "escher: a value sample's target: the return of the rest of its trajectory, or that return importance-weighted by sigma/q over the later decisions (unbiased for the unexplored profile)"),
+      real_field("escher", "value_clip", c.escher.value_clip, 0, 1e12, "escher: clip of importance-weighted value targets (0 = none)"),
+      int_field("escher", "value_updates_per_iteration", c.escher.value_updates_per_iteration, 0, 100'000'000, "escher: steps of the value net"),
+      int_field("escher", "value_batch_size", c.escher.value_batch_size, 1, kMaxRows, "escher: batch of a value step"),
+      int_field("escher", "value_capacity", c.escher.value_capacity, 1, kBig, "escher: samples in the value memory (emptied every iteration)"),
+      bool_field("escher", "reinitialize_value", c.escher.reinitialize_value, "escher: re-initialise the value net every iteration"),
       int_field("traversal", "traversals_per_player", t.traversals_per_player, 1, 100'000'000, "traversals per player per iteration"),
       choice_field("traversal", "algorithm", t.algorithm, {"outcome_sampling", "external_sampling"}, "traversal kind (external sampling is for small games)"),
       int_field("traversal", "max_nodes_per_traversal", t.max_nodes_per_traversal, 0, 1'000'000'000, "node cap (0 = none)"),
@@ -360,6 +373,12 @@ void validate(const Config& c) {
                                  origin("traversal.cutoff_value_mode")));
   if (c.traversal.opponent_policy == "bot" && c.run.game != "lost_cities")
     throw InputError(fmt::format("{}: traversal.opponent_policy = 'bot' needs run.game = 'lost_cities'", where));
+  if (c.algorithm.name == "escher" && c.traversal.algorithm != "outcome_sampling")
+    throw InputError(fmt::format("{}: traversal.algorithm = '{}' is Deep CFR's; algorithm.name = 'escher' samples its own "
+                                 "trajectories (its keys are in [escher])", origin("traversal.algorithm"), c.traversal.algorithm));
+  if (c.algorithm.name == "escher" && c.traversal.opponent_policy != "average_strategy")
+    throw InputError(fmt::format("{}: traversal.opponent_policy = '{}' is Deep CFR's; with algorithm.name = 'escher' the "
+                                 "opponent plays its current policy", origin("traversal.opponent_policy"), c.traversal.opponent_policy));
   if (c.traversal.algorithm == "external_sampling" && !is_enumerable(c.run.game))
     throw InputError(fmt::format("{}: traversal.algorithm = 'external_sampling' is for small games (kuhn, leduc)", where));
 }

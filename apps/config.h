@@ -48,6 +48,23 @@ struct TraversalSection {
   std::string scheduler = "interleaved";  // its options: Config::scheduler_options
   int parallel_shares = 1;  // a phase without concurrent training split over this many threads
 };
+/// [algorithm]: which training algorithm (apps/algorithms/algorithms.h).
+struct AlgorithmSection {
+  std::string name = "deep_cfr";  // deep_cfr | escher
+};
+/// [escher]: ESCHER's own keys (engine/traversal/escher.h; its regret, strategy and memory keys
+/// are Deep CFR's: traversal.*, optimization.advantage_* / strategy_*, memory.*).
+struct EscherSection {
+  int value_traversals = 1000;         // value trajectories per iteration
+  double sampling_epsilon = 1.0;       // the traverser's sampling policy: ε·uniform + (1 − ε)·σ (1 = uniform, fixed)
+  double value_epsilon = 0.05;         // exploration of the value trajectories
+  std::string value_target = "return"; // return | importance_weighted
+  double value_clip = 500;             // clip of importance-weighted targets (0 = none)
+  int value_updates_per_iteration = 300;
+  int value_batch_size = 512;
+  std::int64_t value_capacity = 1'000'000;  // the value memory (emptied every iteration)
+  bool reinitialize_value = false;     // re-initialise the value network every iteration
+};
 struct OptimizationSection {
   int advantage_updates_per_iteration = 512;
   int strategy_updates_per_iteration = 512;
@@ -92,6 +109,8 @@ struct Config {
   lc::Rules rules;
   lc::EncodingOptions encoding;
   NetworkSection network;
+  AlgorithmSection algorithm;
+  EscherSection escher;
   TraversalSection traversal;
   std::string all_negative_fallback = "argmax";  // [regret_matching]
   std::string weighting_mode = "lcfr";           // [training_weighting] mode

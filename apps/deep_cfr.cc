@@ -47,7 +47,13 @@ DeepCfrOptions deep_cfr_options(const Config& c) {
   adv.target_scale = op.advantage_target_scale;
   strat.updates = op.strategy_updates_per_iteration;
   strat.batch_size = op.strategy_batch_size;
+  TrainConfig value = base;  // the value memory holds one iteration's samples: no weighting
+  value.updates = c.escher.value_updates_per_iteration;
+  value.batch_size = c.escher.value_batch_size;
+  value.linear_weighting = false;
+  const auto& e = c.escher;
   return {
+      .algorithm = algorithm_from_name(c.algorithm.name),
       .seed = static_cast<std::uint64_t>(c.run.seed),
       .max_iterations = c.run.max_iterations,
       .max_minutes = c.run.max_minutes,
@@ -76,6 +82,21 @@ DeepCfrOptions deep_cfr_options(const Config& c) {
       .scheduler = t.scheduler,
       .scheduler_options = scheduler_options_of(c),
       .parallel_shares = t.parallel_shares,
+      .escher = {.sampling_epsilon = e.sampling_epsilon,
+                 .value_epsilon = e.value_epsilon,
+                 .value_target = e.value_target == "importance_weighted" ? EscherValueTarget::kImportanceWeighted
+                                                                         : EscherValueTarget::kReturn,
+                 .value_clip = e.value_clip,
+                 .max_nodes = t.max_nodes_per_traversal,
+                 .cutoff = t.cutoff_value_mode == "score_diff" ? CutoffValue::kScoreDiff
+                           : t.cutoff_value_mode == "zero"     ? CutoffValue::kZero
+                                                               : CutoffValue::kBotRollout,
+                 .fallback = c.all_negative_fallback == "argmax" ? RmFallback::kArgmax : RmFallback::kUniform,
+                 .rm_epsilon = t.regret_matching_epsilon},
+      .value_traversals = e.value_traversals,
+      .value_training = value,
+      .value_capacity = e.value_capacity,
+      .reinitialize_value = e.reinitialize_value,
       .advantage_training = adv,
       .strategy_training = strat,
       .learning_rate_decay_iterations = op.learning_rate_decay_iterations,

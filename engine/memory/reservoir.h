@@ -166,6 +166,12 @@ class ReservoirMemory final : public BatchSource {
     for (auto& stamp : stamps_) stamp = ++writes_;
   }
 
+  /// Forgets every sample and restarts the reservoir's draws from `seed` (a memory refilled from
+  /// nothing every iteration, whose draws must not depend on earlier iterations).
+  void reset(std::uint64_t seed) noexcept {
+    clear();
+    rng_.reseed(seed);
+  }
   /// Forgets every sample (the capacity and RNG stay).
   void clear() noexcept {
     size_ = seen_ = 0;

@@ -6,9 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "apps/algorithms/algorithms.h"
 #include "apps/play_mode.h"
 #include "apps/checkpoint_format.h"
 #include "engine/games/lost_cities.h"
+#include "engine/traversal/escher.h"
 #include "engine/traversal/traversal.h"
 #include "nets/networks.h"
 #include "sched/sample_pipe.h"
@@ -23,6 +25,9 @@ enum class UpdateOrder {
 enum class NonfinitePolicy { kSkip, kStop };
 
 struct DeepCfrOptions {
+  /// Deep CFR, or ESCHER on the same iteration (engine/traversal/escher.h): a value phase and
+  /// the value network's training first, then the regret phases with ESCHER's traversals.
+  Algorithm algorithm = Algorithm::kDeepCfr;
   // The run.
   std::uint64_t seed = 79;
   int max_iterations = 100;
@@ -38,6 +43,12 @@ struct DeepCfrOptions {
   std::string scheduler = "interleaved";  // a registered scheduler
   SchedulerOptions scheduler_options;  // the scheduler's own (sched/scheduler.h)
   int parallel_shares = 1;
+  // ESCHER's own (algorithm = kEscher).
+  EscherOptions escher;
+  int value_traversals = 1000;
+  TrainConfig value_training;
+  std::int64_t value_capacity = 1'000'000;
+  bool reinitialize_value = false;
   // Training.
   TrainConfig advantage_training;
   TrainConfig strategy_training;

@@ -17,6 +17,7 @@
 
 #include "apps/algorithms/deep_cfr/evaluation.h"
 #include "apps/algorithms/deep_cfr/networks.h"
+#include "apps/algorithms/escher/networks.h"
 #include "apps/algorithms/deep_cfr/run_files.h"
 #include "apps/checkpoint_format.h"
 #include "apps/checkpoint_policy.h"
@@ -27,6 +28,7 @@
 #include "engine/games/games.h"
 #include "engine/games/match.h"
 #include "engine/memory/reservoir.h"
+#include "engine/traversal/escher.h"
 #include "engine/core/resources.h"
 #include "sched/phase_shares.h"
 #include "sched/sample_pipe.h"
@@ -42,16 +44,21 @@ void check_memories_fit(const DeepCfrOptions& o, int W, int A, const std::string
   // per distinct input, are what merging is for: few where it pays; see the run's warning).
   const double per = static_cast<double>(ReservoirMemory::bytes_per_sample(W, A) +
                                          (o.merge_duplicates ? MergedSamples::kBytesPerSlot : 0));
-  const double need = per * (2.0 * static_cast<double>(o.advantage_capacity) + static_cast<double>(o.strategy_capacity));
+  double need = per * (2.0 * static_cast<double>(o.advantage_capacity) + static_cast<double>(o.strategy_capacity));
+  if (o.algorithm == Algorithm::kEscher)  // the value memory: history inputs (2·W), never merged
+    need += static_cast<double>(ReservoirMemory::bytes_per_sample(2 * W, A)) * static_cast<double>(o.value_capacity);
   const MemoryLimit limit = memory_limit();
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   if (limit.bytes > 0 && need > 0.9 * limit.bytes)
     throw InputError(fmt::format(
-        "{}: memory: advantage_capacity = {} and strategy_capacity = {} need {:.1f} GiB when full (2 × {} + {} samples × {} "
-        "bytes of {} → {} floats), more than 90% of the {:.1f} GiB this process may use ({}); lower the capacities (or "
+        "{}: memory: advantage_capacity = {} and strategy_capacity = {}{} need {:.1f} GiB when full (2 × {} + {} samples × {} "
+        "bytes of {} → {} floats{}), more than 90% of the {:.1f} GiB this process may use ({}); lower the capacities (or "
         "set memory.check_ram = false)",
-        where, o.advantage_capacity, o.strategy_capacity, need / kGiB, o.advantage_capacity, o.strategy_capacity,
-        static_cast<std::int64_t>(per), W, A, limit.bytes / kGiB, limit.source));
+        where, o.advantage_capacity, o.strategy_capacity,
+        o.algorithm == Algorithm::kEscher ? fmt::format(" and escher.value_capacity = {}", o.value_capacity) : "",
+        need / kGiB, o.advantage_capacity, o.strategy_capacity, static_cast<std::int64_t>(per), W, A,
+        o.algorithm == Algorithm::kEscher ? fmt::format(", + {} value samples of {} floats", o.value_capacity, 2 * W) : "",
+        limit.bytes / kGiB, limit.source));
 }
 
 namespace {
@@ -91,10 +98,13 @@ struct LearnerState {
       : adv0(o.advantage_capacity, W, A, derive_seed(o.seed, kAdvantageMemoryStream, 0)),
         adv1(o.advantage_capacity, W, A, derive_seed(o.seed, kAdvantageMemoryStream, 1)),
         strat(o.strategy_capacity, W, A, derive_seed(o.seed, kStrategyMemoryStream)),
-        train_rng(derive_seed(o.seed, kTrainerStream)) {}
+        train_rng(derive_seed(o.seed, kTrainerStream)) {
+    if (o.algorithm == Algorithm::kEscher) value.emplace(o.value_capacity, 2 * W, A, derive_seed(o.seed, kValueMemoryStream));
+  }
   ReservoirMemory& advantage(int p) { return p == 0 ? adv0 : adv1; }
 
   ReservoirMemory adv0, adv1, strat;
+  std::optional<ReservoirMemory> value;  // ESCHER's: this iteration's value samples only
   // memory.merge_duplicates: each training draws from its memory's samples merged per input
   // (MergedSamples, rebuilt from the memory's content first), whose weight column already holds
   // each row's total weight under the run's weighting.
@@ -113,16 +123,18 @@ struct IterationState {
   int it = 0;
   Clock::time_point started;
   nlohmann::json m;
-  SampleDigest digest_adv, digest_strat;  // per stream: independent of how blocks are cut
+  SampleDigest digest_adv, digest_strat, digest_value;  // per stream: independent of how blocks are cut
   std::int64_t nodes = 0;
   std::int64_t traversals = 0, cutoffs = 0;  // cutoffs: traversals ended by the node cap
   double traversal_s = 0, train_s = 0, adv0_train_s = 0, strat_train_s = 0;
+  double value_phase_s = 0, value_train_s = 0;  // ESCHER's value step
+  std::int64_t value_cutoffs = 0, value_traversals = 0;
   BatchStats batch;
-  std::array<TrainStats, kNumNets> ts;
+  std::array<TrainStats, kNumEscherNets> ts;  // per network of the set (Deep CFR's: the first 3)
   // Each network's batches come from its own stream, drawn from the checkpointed trainer RNG
   // at the start of the iteration: results do not depend on which thread trains what.
-  std::array<Rng, kNumNets> net_rng;
-  std::array<std::int64_t, kNumNets> dropped{};  // samples with non-finite values, per memory
+  std::array<Rng, kNumEscherNets> net_rng;
+  std::array<std::int64_t, kNumEscherNets> dropped{};  // samples with non-finite values, per memory
   bool poisoned = false;
   bool trainer_busy = false;  // a training job runs on the trainer thread
   std::string eval_text, fault_report;
@@ -139,12 +151,15 @@ class DeepCfrTrainer final : public Trainer {
  public:
   DeepCfrTrainer(const DeepCfrOptions& o, const TrainerIo& io, G game)
       : o_(o), io_(io), game_(std::move(game)), W_(game_.input_width()), A_(game_.num_actions()),
-        nets_(deep_cfr_networks(W_, A_), network_for_this_process(), o.seed),
+        nets_(algorithm_networks(o.algorithm, W_, A_), network_for_this_process(), o.seed),
         scheduler_(make_scheduler(o.scheduler, o.scheduler_options)) {
+    if (escher() && io.dist != nullptr)
+      throw InputError("algorithm.name = 'escher' runs in one process: a distributed run (mpirun) is Deep CFR's only");
     configure_torch_threads(o.torch_threads);
     adv_train_ = o.advantage_training;
     strat_train_ = o.strategy_training;
-    adv_train_.stop = strat_train_.stop = io.stop;  // seen between training steps too
+    value_train_ = o.value_training;
+    adv_train_.stop = strat_train_.stop = value_train_.stop = io.stop;  // seen between training steps too
     if (learner()) {
       learner_.emplace(o, W_, A_);
       // A distributed learner does not traverse: its share count stays 1. Each share reads its
@@ -200,6 +215,7 @@ class DeepCfrTrainer final : public Trainer {
       }
       try {
         begin_iteration(it, std::exchange(first_metrics, nullptr));
+        if (escher()) value_step();
         for (int p = 0; p < 2; ++p) traversal_phase(p);
         train_networks();
         publish();
@@ -265,8 +281,18 @@ class DeepCfrTrainer final : public Trainer {
   TraversalJob phase_job(int it, int player, TraversalShare share) const {
     return {.iteration = it, .traverser = player, .num_traversals = share.count, .first_index = share.first, .seed = o_.seed,
             .input_width = W_, .output_width = A_,
-            .start = [this](TraversalContext& ctx) { return traverse(ctx, game_, o_.traversal); }};
+            .start = [this](TraversalContext& ctx) {
+              return escher() ? escher_regret_traversal(ctx, game_, o_.escher) : traverse(ctx, game_, o_.traversal);
+            }};
   }
+  /// ESCHER's value trajectories of iteration `it`: their own RNG streams (job seed
+  /// derive_seed(seed, kValueMemoryStream, it)), history inputs (2·W).
+  TraversalJob value_job(int it) const {
+    return {.iteration = it, .traverser = 0, .num_traversals = o_.value_traversals, .first_index = 0,
+            .seed = derive_seed(o_.seed, kValueMemoryStream, static_cast<std::uint64_t>(it)), .input_width = 2 * W_,
+            .output_width = A_, .start = [this](TraversalContext& ctx) { return escher_value_traversal(ctx, game_, o_.escher); }};
+  }
+  bool escher() const noexcept { return o_.algorithm == Algorithm::kEscher; }
 
   void say(const std::string& line) {
     std::printf("%s\n", line.c_str());
@@ -300,7 +326,8 @@ class DeepCfrTrainer final : public Trainer {
     iter_.started = Clock::now();
     iter_.m = {{"iteration", it}};
     if (!extra.is_null()) iter_.m.update(extra);
-    iter_.net_rng = {Rng(L.train_rng()), Rng(L.train_rng()), Rng(L.train_rng())};
+    iter_.net_rng = {Rng(L.train_rng()), Rng(L.train_rng()), Rng(L.train_rng()), Rng()};
+    if (escher()) iter_.net_rng[kValueNet] = Rng(L.train_rng());
     if (o_.learning_rate_decay_iterations > 0) {
       const double lr = o_.advantage_training.learning_rate /
                         std::sqrt(1.0 + (it - 1) / static_cast<double>(o_.learning_rate_decay_iterations));
@@ -309,6 +336,34 @@ class DeepCfrTrainer final : public Trainer {
     }
     if (it == o_.nonfinite_weights_iteration) nets_.inject_nonfinite_weights(advantage_net(0));
     if (io_.dist != nullptr) announce_iteration();
+  }
+
+  /// ESCHER: the value trajectories of the current profile (the published regret networks) fill
+  /// the value memory from nothing; the value network trains on them and is published, so that
+  /// the regret phases that follow read q̂ of this iteration's profile.
+  void value_step() {
+    auto& L = *learner_;
+    auto& mem = *L.value;
+    mem.reset(derive_seed(o_.seed, kValueMemoryStream, static_cast<std::uint64_t>(iter_.it)));
+    const auto t_phase = Clock::now();
+    SamplePipe pipe(2 * W_, A_, o_.pipe, [&](const SampleBlock& b) {
+      iter_.digest_value.add(b.advantage);
+      iter_.dropped[kValueNet] += insert_finite(mem, b.advantage, false);
+    });
+    const RunStats st = scheduler_->run(value_job(iter_.it), nets_.evaluators(), pipe, io_.stop);
+    pipe.flush();
+    iter_.value_phase_s = since(t_phase);
+    iter_.value_cutoffs = st.cutoffs;
+    iter_.value_traversals = st.traversals;
+    iter_.nodes += st.nodes;
+    iter_.batch.merge(st.batch);
+    if (st.stopped) throw Interrupted{"value trajectories"};
+    const auto t_train = Clock::now();
+    if (o_.reinitialize_value) nets_.reinitialize(kValueNet, iter_.it);
+    iter_.ts[kValueNet] = nets_.train(kValueNet, mem, iter_.it, value_train_, iter_.net_rng[kValueNet]);
+    if (iter_.ts[kValueNet].stopped) throw Interrupted{"value training"};
+    nets_.publish(kValueNet);
+    iter_.value_train_s = since(t_train);
   }
 
   /// Player p's traversal phase: local shares, or the traversal ranks' samples in rank order.
@@ -506,6 +561,15 @@ class DeepCfrTrainer final : public Trainer {
     m["loss_advantage"] = {ts[0].mean_loss, ts[1].mean_loss};
     m["loss_strategy"] = ts[2].mean_loss;
     m["grad_norm"] = {ts[0].mean_grad_norm, ts[1].mean_grad_norm, ts[2].mean_grad_norm};
+    if (escher()) {
+      const auto& v = ts[kValueNet];
+      m["value"] = {{"loss", v.mean_loss}, {"grad_norm", v.mean_grad_norm}, {"samples", L.value->size()},
+                    {"samples_seen", L.value->seen()}, {"trajectories", iter_.value_traversals},
+                    {"cutoff_share", iter_.value_traversals > 0 ? static_cast<double>(iter_.value_cutoffs) /
+                                                                     static_cast<double>(iter_.value_traversals)
+                                                               : 0.0},
+                    {"phase_seconds", iter_.value_phase_s}, {"train_seconds", iter_.value_train_s}};
+    }
     m["clipped_steps"] = {ts[0].clipped_steps, ts[1].clipped_steps, ts[2].clipped_steps};
     m["skipped_nonfinite_steps"] = ts[0].skipped_nonfinite + ts[1].skipped_nonfinite + ts[2].skipped_nonfinite;
     m["memory_size"] = {L.adv0.size(), L.adv1.size(), L.strat.size()};
@@ -520,8 +584,7 @@ class DeepCfrTrainer final : public Trainer {
   void collect_numeric_faults() {
     const auto& ts = iter_.ts;
     nlohmann::json nf = nlohmann::json::object();
-    static constexpr const char* kNames[kNumNets] = {"advantage net 0", "advantage net 1", "strategy net"};
-    for (int n = 0; n < kNumNets; ++n) {
+    for (int n = 0; n < nets_.size(); ++n) {
       const auto k = static_cast<std::size_t>(n);
       const std::int64_t outs = nets_.take_nonfinite_outputs(n), steps = ts[k].skipped_nonfinite, samples = iter_.dropped[k];
       const bool weights_ok = nets_.weights_finite(n);
@@ -531,7 +594,7 @@ class DeepCfrTrainer final : public Trainer {
       if (outs || steps || samples || !weights_ok)
         iter_.fault_report += fmt::format("{}{}: {} non-finite output value(s) replaced by 0, {} sample(s) with non-finite "
                                           "targets dropped, {} training step(s) with a non-finite loss skipped{}",
-                                          iter_.fault_report.empty() ? "" : "; ", kNames[n], outs, samples, steps,
+                                          iter_.fault_report.empty() ? "" : "; ", nets_.specs()[k].name + " net", outs, samples, steps,
                                           weights_ok ? "" : ", weights are not finite");
     }
     iter_.m["nonfinite"] = nf;
@@ -540,6 +603,7 @@ class DeepCfrTrainer final : public Trainer {
   std::uint64_t digest() const {
     SampleDigest d = iter_.digest_adv;
     d.add(iter_.digest_strat.value());
+    if (escher()) d.add(iter_.digest_value.value());
     return d.value();
   }
 
@@ -601,7 +665,9 @@ class DeepCfrTrainer final : public Trainer {
     say(fmt::format("iter {:>4}/{}  traversal {:.1f}s ({:.0f} nodes/s, batch {:.1f})  train {:.1f}s  loss adv {:.3g}/{:.3g} strat {:.3g}  digest {:016x}{}  ETA {:.0f}s",
                     it, o_.max_iterations, iter_.traversal_s, iter_.traversal_s > 0 ? iter_.nodes / iter_.traversal_s : 0.0,
                     iter_.batch.mean_batch(), iter_.train_s, ts[0].mean_loss, ts[1].mean_loss, ts[2].mean_loss, digest(),
-                    iter_.eval_text,
+                    (escher() ? fmt::format("  value {:.1f}s loss {:.3g}", iter_.value_phase_s + iter_.value_train_s,
+                                            ts[kValueNet].mean_loss)
+                              : std::string()) + iter_.eval_text,
                     o_.max_minutes > 0 ? std::min(elapsed / ran * left, std::max(0.0, o_.max_minutes * 60 - elapsed))
                                        : elapsed / ran * left));
   }
@@ -612,7 +678,7 @@ class DeepCfrTrainer final : public Trainer {
   const int W_, A_;
   NetworkSet nets_;
   std::unique_ptr<Scheduler> scheduler_;
-  TrainConfig adv_train_, strat_train_;
+  TrainConfig adv_train_, strat_train_, value_train_;
   std::optional<LearnerState> learner_;   // the learner's only
   std::optional<PhaseShares> shares_;     // the learner's only
   std::optional<GameTree> tree_;          // enumerable games (exact evaluation)
