@@ -18,6 +18,7 @@
 #include "apps/algorithms/deep_cfr/evaluation.h"
 #include "apps/algorithms/deep_cfr/networks.h"
 #include "apps/algorithms/escher/networks.h"
+#include "apps/algorithms/escher/value_error.h"
 #include "apps/algorithms/deep_cfr/run_files.h"
 #include "apps/checkpoint_format.h"
 #include "apps/checkpoint_policy.h"
@@ -364,6 +365,19 @@ class DeepCfrTrainer final : public Trainer {
     if (iter_.ts[kValueNet].stopped) throw Interrupted{"value training"};
     nets_.publish(kValueNet);
     iter_.value_train_s = since(t_train);
+    if constexpr (EnumerableGame<typename G::State>) {
+      if (evaluation_iteration()) {  // the value net against the exact q of the profile it evaluates
+        const ValueError e = value_error(game_, nets_.evaluator(kAdvantageNet0), nets_.evaluator(kAdvantageNet1),
+                                         nets_.evaluator(kValueNet), o_.escher);
+        iter_.m["value_error"] = {{"mean_abs_error", e.mean_abs_error}, {"mean_abs_q", e.mean_abs_q},
+                                  {"regret_error", e.regret_error}, {"mean_abs_regret", e.mean_abs_regret}};
+        iter_.eval_text += fmt::format("  value error {:.3f} (|q| {:.3f}; regret error {:.3f}, |r| {:.3f})", e.mean_abs_error,
+                                       e.mean_abs_q, e.regret_error, e.mean_abs_regret);
+      }
+    }
+  }
+  bool evaluation_iteration() const {
+    return (o_.eval_every > 0 && iter_.it % o_.eval_every == 0) || iter_.it == o_.max_iterations;
   }
 
   /// Player p's traversal phase: local shares, or the traversal ranks' samples in rank order.
@@ -496,7 +510,7 @@ class DeepCfrTrainer final : public Trainer {
   void evaluate() {
     auto& L = *learner_;
     const int it = iter_.it;
-    if (!((o_.eval_every > 0 && it % o_.eval_every == 0) || it == o_.max_iterations)) return;
+    if (!evaluation_iteration()) return;
     const auto t_eval = Clock::now();
     auto& m = iter_.m;
     if (tree_) {
@@ -513,7 +527,7 @@ class DeepCfrTrainer final : public Trainer {
       m["advantage_fit_l1"] = {
           advantage_fit_l1(*tree_, nets_.evaluator(advantage_net(0)), L.adv0, 0, o_.linear_weighting, to.fallback, to.rm_epsilon),
           advantage_fit_l1(*tree_, nets_.evaluator(advantage_net(1)), L.adv1, 1, o_.linear_weighting, to.fallback, to.rm_epsilon)};
-      iter_.eval_text = fmt::format("  exploitability {:.4f} ({:.0f} mA/g; memory average {:.4f})", r.exploitability,
+      iter_.eval_text += fmt::format("  exploitability {:.4f} ({:.0f} mA/g; memory average {:.4f})", r.exploitability,
                                     1e3 * r.exploitability, mem_x);
     } else if constexpr (std::is_same_v<G, LostCitiesTraversalGame>) {
       auto me = make_strategy_batch_bot(nets_.evaluator(kStrategyNet), game_, o_.eval_play);
@@ -584,6 +598,7 @@ class DeepCfrTrainer final : public Trainer {
   void collect_numeric_faults() {
     const auto& ts = iter_.ts;
     nlohmann::json nf = nlohmann::json::object();
+    static constexpr const char* kNames[kNumEscherNets] = {"advantage net 0", "advantage net 1", "strategy net", "value net"};
     for (int n = 0; n < nets_.size(); ++n) {
       const auto k = static_cast<std::size_t>(n);
       const std::int64_t outs = nets_.take_nonfinite_outputs(n), steps = ts[k].skipped_nonfinite, samples = iter_.dropped[k];
@@ -594,7 +609,7 @@ class DeepCfrTrainer final : public Trainer {
       if (outs || steps || samples || !weights_ok)
         iter_.fault_report += fmt::format("{}{}: {} non-finite output value(s) replaced by 0, {} sample(s) with non-finite "
                                           "targets dropped, {} training step(s) with a non-finite loss skipped{}",
-                                          iter_.fault_report.empty() ? "" : "; ", nets_.specs()[k].name + " net", outs, samples, steps,
+                                          iter_.fault_report.empty() ? "" : "; ", kNames[n], outs, samples, steps,
                                           weights_ok ? "" : ", weights are not finite");
     }
     iter_.m["nonfinite"] = nf;
