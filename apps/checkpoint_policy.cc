@@ -6,6 +6,7 @@
 
 #include "apps/algorithms/algorithms.h"
 #include "apps/algorithms/deep_cfr/evaluation.h"
+#include "apps/algorithms/snapshots.h"
 #include "apps/checkpoint_format.h"
 #include "apps/deep_cfr.h"
 #include "engine/core/errors.h"
@@ -31,7 +32,7 @@ class StrategyBatchBot final : public lc::BatchBot {
   std::string_view name() const noexcept override {
     return play_ == PlayMode::kSampled ? "checkpoint-sampled" : "checkpoint";
   }
-  void choose_actions(std::span<const lc::State* const> states, std::span<Rng* const> rngs,
+  void choose_actions(std::span<const lc::State* const> states, std::span<Rng* const> rngs, std::span<const int>,
                       std::span<int> actions) override {
     const std::size_t n = states.size(), W = static_cast<std::size_t>(game_.input_width()),
                       A = static_cast<std::size_t>(game_.num_actions());
@@ -69,7 +70,112 @@ class StrategyBatchBot final : public lc::BatchBot {
   std::vector<ActionMask> legal_;
 };
 
+/// Single Deep CFR's player (make_snapshot_player).
+class SnapshotBatchBot final : public lc::BatchBot {
+ public:
+  SnapshotBatchBot(std::unique_ptr<NetworkSet> nets, std::vector<int> iterations, std::vector<std::vector<float>> weights,
+                   bool linear, const LostCitiesTraversalGame& game, RmFallback fallback, double rm_epsilon)
+      : nets_(std::move(nets)), iterations_(std::move(iterations)), weights_(std::move(weights)), game_(game),
+        fallback_(fallback), rm_epsilon_(rm_epsilon) {
+    double total = 0;
+    for (const int t : iterations_) cumulative_.push_back(total += linear ? t : 1.0);
+  }
+  std::string_view name() const noexcept override { return "snapshots"; }
+  void choose_actions(std::span<const lc::State* const> states, std::span<Rng* const> rngs, std::span<const int> games,
+                      std::span<int> actions) override {
+    const std::size_t n = states.size();
+    order_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) order_[i] = {snapshot_of(games[i]), states[i]->current_player(), i};
+    std::sort(order_.begin(), order_.end());
+    for (std::size_t lo = 0; lo < n;) {  // one forward per (snapshot, seat)
+      std::size_t hi = lo;
+      while (hi < n && order_[hi].snapshot == order_[lo].snapshot && order_[hi].seat == order_[lo].seat) ++hi;
+      decide(order_[lo].snapshot, order_[lo].seat, lo, hi, states, rngs, actions);
+      lo = hi;
+    }
+  }
+
+ private:
+  struct Pending {
+    int snapshot, seat;
+    std::size_t index;
+    auto operator<=>(const Pending&) const = default;
+  };
+  int snapshot_of(int game) const {
+    const double u = Rng(derive_seed(kSnapshotPlayStream, static_cast<std::uint64_t>(game))).uniform() * cumulative_.back();
+    const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
+    return static_cast<int>(std::min<std::ptrdiff_t>(it - cumulative_.begin(), static_cast<std::ptrdiff_t>(cumulative_.size()) - 1));
+  }
+  void decide(int snapshot, int seat, std::size_t lo, std::size_t hi, std::span<const lc::State* const> states,
+              std::span<Rng* const> rngs, std::span<int> actions) {
+    if (snapshot != loaded_) {
+      nets_->set_published_weights(weights_[static_cast<std::size_t>(snapshot)]);
+      loaded_ = snapshot;
+    }
+    const std::size_t m = hi - lo, W = static_cast<std::size_t>(game_.input_width()),
+                      A = static_cast<std::size_t>(game_.num_actions());
+    in_.resize(m * W);
+    out_.resize(m * A);
+    legal_.resize(m);
+    for (std::size_t j = 0; j < m; ++j) {
+      const lc::State& s = *states[order_[lo + j].index];
+      legal_[j] = s.legal_mask();
+      game_.encode(s, seat, in_.data() + j * W);
+    }
+    nets_->evaluator(seat).evaluate(in_, legal_, out_);
+    float sigma[kMaxTraversalActions];
+    for (std::size_t j = 0; j < m; ++j) {
+      const std::size_t i = order_[lo + j].index;
+      regret_matching(out_.data() + j * A, legal_[j], static_cast<int>(A), fallback_, rm_epsilon_, sigma);
+      actions[i] = sample_action(sigma, legal_[j], *rngs[i]);
+    }
+  }
+
+  std::unique_ptr<NetworkSet> nets_;  // the two advantage networks, loaded with one snapshot at a time
+  std::vector<int> iterations_;
+  std::vector<std::vector<float>> weights_;
+  std::vector<double> cumulative_;
+  LostCitiesTraversalGame game_;
+  RmFallback fallback_;
+  double rm_epsilon_;
+  int loaded_ = -1;
+  std::vector<Pending> order_;
+  std::vector<float> in_, out_;
+  std::vector<ActionMask> legal_;
+};
+
 }  // namespace
+
+std::unique_ptr<lc::BatchBot> make_snapshot_player(const std::string& run_dir, const lc::Rules& rules) {
+  namespace fs = std::filesystem;
+  require_directory(run_dir, "snapshots: run directory");
+  const Config config = load_config((fs::path(run_dir) / "config.toml").string());
+  if (config.run.game != "lost_cities")
+    throw InputError(fmt::format("snapshots:{}: a {} run cannot play Lost Cities", run_dir, config.run.game));
+  if (!(config.rules == rules))
+    throw InputError(fmt::format("snapshots:{}: the run was trained with other Lost Cities rules", run_dir));
+  const auto snapshots = list_snapshots(run_dir);
+  if (snapshots.empty())
+    throw InputError(fmt::format("snapshots:{}: no snapshots (train with checkpoint.keep_snapshots = true)", run_dir));
+  const auto [W, A] = game_widths(config);
+  const NetworkSpecs all = algorithm_networks(algorithm_from_name(config.algorithm.name), W, A);
+  auto nets = std::make_unique<NetworkSet>(
+      NetworkSpecs(all.begin(), all.begin() + 2),
+      NetworkConfig{.hidden_size = config.network.hidden_size, .num_layers = config.network.num_layers,
+                    .activation = config.network.activation, .device = "cpu"},
+      0);
+  std::vector<int> iterations;
+  std::vector<std::vector<float>> weights;
+  for (const auto& [it, path] : snapshots) {
+    iterations.push_back(it);
+    weights.push_back(read_snapshot(path, nets->total_parameters()));
+  }
+  LostCitiesTraversalGame game{.rules = config.rules, .encoding = config.encoding};
+  return std::make_unique<SnapshotBatchBot>(std::move(nets), std::move(iterations), std::move(weights),
+                                            config.weighting_mode == "lcfr", game,
+                                            config.all_negative_fallback == "argmax" ? RmFallback::kArgmax : RmFallback::kUniform,
+                                            config.traversal.regret_matching_epsilon);
+}
 
 std::unique_ptr<lc::BatchBot> make_strategy_batch_bot(Evaluator& strategy, const LostCitiesTraversalGame& game,
                                                       PlayMode play, std::shared_ptr<void> keep_alive) {
@@ -118,8 +224,12 @@ TabularPolicy CheckpointPolicy::tabular(const GameTree& tree) const {
 }
 
 AnyPlayer make_any_player(const std::string& name, const lc::Rules& rules) {
-  static constexpr std::string_view kGreedy = "checkpoint:", kSampled = "checkpoint-sampled:";
+  static constexpr std::string_view kGreedy = "checkpoint:", kSampled = "checkpoint-sampled:", kSnapshots = "snapshots:";
   AnyPlayer out;
+  if (name.rfind(kSnapshots, 0) == 0) {
+    out.batch = make_snapshot_player(name.substr(kSnapshots.size()), rules);
+    return out;
+  }
   const bool greedy = name.rfind(kGreedy, 0) == 0, sampled = name.rfind(kSampled, 0) == 0;
   if (greedy || sampled) {
     const PlayMode play = sampled ? PlayMode::kSampled : PlayMode::kGreedy;

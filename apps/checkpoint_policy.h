@@ -37,9 +37,18 @@ struct CheckpointPolicy {
 /// Throws InputError naming the path and what is wrong or missing.
 CheckpointPolicy load_checkpoint_policy(const std::string& path);
 
+/// Single Deep CFR's player from a run trained with checkpoint.keep_snapshots
+/// (apps/algorithms/snapshots.h): game k of a match plays the snapshot of iteration t drawn with
+/// weight t (linear weighting; 1 under uniform weighting) from derive_seed(kSnapshotPlayStream, k),
+/// sampling each move from that iteration's regret-matching policy of the seat's advantage network;
+/// moves are decided in batched forwards per snapshot. InputError naming what is wrong (no
+/// snapshots, another game or rules, a snapshot that fails its checks).
+std::unique_ptr<lc::BatchBot> make_snapshot_player(const std::string& run_dir, const lc::Rules& rules);
+inline constexpr std::uint64_t kSnapshotPlayStream = 0x534443465250ULL;  // "SDCFRP"
+
 /// A side of a match by name: a bot (lc::make_bot), or "checkpoint:PATH" (greedy play) or
 /// "checkpoint-sampled:PATH" (sampled play), a trained policy that decides its moves in batched
-/// forwards (one per round of the match's live games).
+/// forwards (one per round of the match's live games), or "snapshots:RUN_DIR" (make_snapshot_player).
 struct AnyPlayer {
   std::unique_ptr<lc::Bot> bot;
   std::unique_ptr<lc::BatchBot> batch;

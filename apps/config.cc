@@ -180,6 +180,8 @@ std::vector<ConfigField> fields(Config& c) {
                  "train on the samples merged per distinct input: same loss, exact per-input means (games whose inputs repeat)"),
       int_field("checkpoint", "save_every", c.checkpoint.save_every, 0, 100'000'000, "keep every N-th iteration's checkpoint (0 = only the latest)"),
       bool_field("checkpoint", "include_memories", c.checkpoint.include_memories, "save the reservoir memories too (exact resume; large)"),
+      bool_field("checkpoint", "keep_snapshots", c.checkpoint.keep_snapshots,
+                 "keep every iteration's advantage (regret) networks in run_dir/snapshots: Single Deep CFR's average strategy, played by snapshots:RUN_DIR and evaluated exactly on kuhn/leduc (exploitability_snapshots)"),
       int_field("evaluation", "eval_every", c.evaluation.eval_every, 0, 100'000'000, "evaluate every N iterations (0 = only at the end)"),
       int_field("evaluation", "games", c.evaluation.games, 0, 100'000'000, "games per bot opponent (lost_cities)"),
       list_field("evaluation", "opponents", c.evaluation.opponents, "bots to play (lost_cities)"),
@@ -203,7 +205,7 @@ std::vector<ConfigField> fields(Config& c) {
       "run.experiment_name", "run.max_iterations", "run.max_minutes", "run.device", "run.torch_threads",
       "network.invariant_chunk", "traversal.scheduler", "traversal.parallel_shares", "memory.sample_pipe_blocks",
       "memory.sample_block_samples", "memory.check_ram", "evaluation.eval_every", "evaluation.games",
-      "evaluation.opponents", "evaluation.max_steps", "evaluation.play", "checkpoint.save_every", "checkpoint.include_memories",
+      "evaluation.opponents", "evaluation.max_steps", "evaluation.play", "checkpoint.save_every", "checkpoint.include_memories", "checkpoint.keep_snapshots",
       "distributed.timeout_seconds"};
   for (auto& field : f)
     field.training = field.section.rfind("scheduler.", 0) != 0 &&

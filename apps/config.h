@@ -98,6 +98,7 @@ struct EvaluationSection {
 struct CheckpointSection {
   int save_every = 50;            // keep a checkpoint every N iterations (the latest is always kept)
   bool include_memories = false;  // also save the reservoir memories (exact resume)
+  bool keep_snapshots = false;    // keep every iteration's advantage nets (Single Deep CFR's average)
 };
 
 struct DistributedSection {

@@ -116,6 +116,7 @@ DeepCfrOptions deep_cfr_options(const Config& c) {
       .rules = c.rules,
       .save_every = c.checkpoint.save_every,
       .include_memories = c.checkpoint.include_memories,
+      .keep_snapshots = c.checkpoint.keep_snapshots,
       .distributed_timeout_seconds = c.distributed.timeout_seconds,
   };
 }

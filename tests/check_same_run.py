@@ -43,8 +43,11 @@ if "--expect-different" in sys.argv:
 
 keys = ["sample_digest", "nodes", "loss_advantage", "loss_strategy", "memory_size"]
 # Lost Cities' match reports are compared without their timings.
-eval_keys = ["nash_conv", "exploitability", "exploitability_memory_average", "advantage_fit_l1", "evaluation"]
+eval_keys = ["nash_conv", "exploitability", "exploitability_memory_average", "advantage_fit_l1", "evaluation",
+             "exploitability_snapshots", "value_error", "value"]
 def value(line, k):
+    if k == "value":  # ESCHER's value step, without its timings
+        return {f: v for f, v in line[k].items() if not f.endswith("seconds")}
     if k != "evaluation":
         return line[k]
     return {bot: {f: v for f, v in r.items() if f not in ("seconds", "games_per_second")} for bot, r in line[k].items()}

@@ -148,6 +148,7 @@ MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions
   for (; next < std::min(opts.games, parallel); ++next) live.push_back(start(next));
   std::vector<const State*> pending[2];
   std::vector<Rng*> pending_rng;
+  std::vector<int> pending_game;
   std::vector<std::size_t> pending_slot[2];
   std::vector<int> actions;
   while (!live.empty()) {
@@ -187,12 +188,14 @@ MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions
     for (int p = 0; p < 2; ++p) {
       if (pending_slot[p].empty()) continue;
       pending_rng.clear();
+      pending_game.clear();
       for (const std::size_t i : pending_slot[p]) {
         pending[p].push_back(&live[i].s);
         pending_rng.push_back(&live[i].rng[p]);
+        pending_game.push_back(live[i].k);
       }
       actions.resize(pending[p].size());
-      players[p].batch->choose_actions(pending[p], pending_rng, actions);
+      players[p].batch->choose_actions(pending[p], pending_rng, pending_game, actions);
       for (std::size_t j = 0; j < pending_slot[p].size(); ++j) {
         Live& g = live[pending_slot[p][j]];
         g.s.apply_action(actions[j]);

@@ -77,9 +77,11 @@ class BatchBot {
   virtual ~BatchBot() = default;
   virtual std::string_view name() const noexcept = 0;
   /// actions[i] = a legal action for states[i]'s current player; rngs[i] is that game's stream
-  /// for this player (a bot that samples draws from it, so a match stays reproducible).
-  /// Preconditions: no state is terminal; states, rngs and actions have the same size ≥ 1.
-  virtual void choose_actions(std::span<const State* const> states, std::span<Rng* const> rngs, std::span<int> actions) = 0;
+  /// for this player (a bot that samples draws from it, so a match stays reproducible) and
+  /// games[i] the game's index in the match (a bot that fixes something per game keys it on that).
+  /// Preconditions: no state is terminal; states, rngs, games and actions have the same size ≥ 1.
+  virtual void choose_actions(std::span<const State* const> states, std::span<Rng* const> rngs,
+                              std::span<const int> games, std::span<int> actions) = 0;
 };
 
 /// A side of a match: a bot deciding one move at a time, or a batch bot deciding many games' moves

@@ -63,4 +63,57 @@ double advantage_fit_l1(const GameTree& tree, Evaluator& advantage, const Reserv
 }
 
 
+void add_snapshot_policy(const GameTree& tree, Evaluator& advantage0, Evaluator& advantage1, double weight,
+                         RmFallback fallback, double rm_epsilon, std::vector<double>& sums) {
+  const int A = tree.num_distinct_actions(), n = tree.num_infosets();
+  sums.resize(tree.table_size(), 0.0);
+  const std::vector<float> out[2] = {evaluate_infosets(tree, advantage0), evaluate_infosets(tree, advantage1)};
+  std::vector<float> sigma(static_cast<std::size_t>(n * A));
+  for (int i = 0; i < n; ++i) {
+    const auto& I = tree.infoset(i);
+    regret_matching(out[I.player].data() + static_cast<std::size_t>(i * A), I.legal, A, fallback, rm_epsilon,
+                    sigma.data() + static_cast<std::size_t>(i * A));
+  }
+  // Each player's own reach at every node (preorder: a parent comes before its children), and at
+  // every information set the reach of its first node (perfect recall: the same at all of them).
+  std::vector<double> reach(static_cast<std::size_t>(2 * tree.num_nodes()), 0.0);
+  std::vector<double> infoset_reach(static_cast<std::size_t>(n), -1.0);
+  reach[0] = reach[1] = 1.0;
+  for (int v = 0; v < tree.num_nodes(); ++v) {
+    const auto& node = tree.node(v);
+    const double r0 = reach[static_cast<std::size_t>(2 * v)], r1 = reach[static_cast<std::size_t>(2 * v + 1)];
+    if (node.kind == GameTree::Kind::kDecision && infoset_reach[static_cast<std::size_t>(node.infoset)] < 0)
+      infoset_reach[static_cast<std::size_t>(node.infoset)] = node.player == 0 ? r0 : r1;
+    for (const auto& e : tree.edges(v)) {
+      double c0 = r0, c1 = r1;
+      if (node.kind == GameTree::Kind::kDecision) {
+        const double p = sigma[static_cast<std::size_t>(node.infoset * A + e.action)];
+        (node.player == 0 ? c0 : c1) *= p;
+      }
+      reach[static_cast<std::size_t>(2 * e.child)] = c0;
+      reach[static_cast<std::size_t>(2 * e.child + 1)] = c1;
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    const double w = weight * std::max(0.0, infoset_reach[static_cast<std::size_t>(i)]);
+    for (int a = 0; a < A; ++a)
+      sums[static_cast<std::size_t>(i * A + a)] += w * sigma[static_cast<std::size_t>(i * A + a)];
+  }
+}
+
+TabularPolicy snapshot_average_policy(const GameTree& tree, const std::vector<double>& sums) {
+  const int A = tree.num_distinct_actions();
+  TabularPolicy pol(tree);
+  for (int i = 0; i < tree.num_infosets(); ++i) {
+    const ActionMask legal = tree.infoset(i).legal;
+    double total = 0;
+    for (ActionMask m = legal; m != 0; m &= m - 1) total += sums.empty() ? 0.0 : sums[static_cast<std::size_t>(i * A + std::countr_zero(m))];
+    for (ActionMask m = legal; m != 0; m &= m - 1) {
+      const int a = std::countr_zero(m);
+      pol.row(i)[static_cast<std::size_t>(a)] = total > 0 ? sums[static_cast<std::size_t>(i * A + a)] / total : 1.0 / mask_count(legal);
+    }
+  }
+  return pol;
+}
+
 }  // namespace cfr

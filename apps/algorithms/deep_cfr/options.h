@@ -72,6 +72,7 @@ struct DeepCfrOptions {
   // Checkpoints and distributed runs.
   int save_every = 50;
   bool include_memories = false;
+  bool keep_snapshots = false;  // run_dir/snapshots (apps/algorithms/snapshots.h)
   double distributed_timeout_seconds = 300;
   // Fault injection for the tests of the non-finite policy (0 = off): set only through the
   // tests' seam (apply_test_faults, the CFR_TEST_FAULTS variable), never by a config.

@@ -19,6 +19,7 @@
 #include "apps/algorithms/deep_cfr/networks.h"
 #include "apps/algorithms/escher/networks.h"
 #include "apps/algorithms/escher/value_error.h"
+#include "apps/algorithms/snapshots.h"
 #include "apps/algorithms/deep_cfr/run_files.h"
 #include "apps/checkpoint_format.h"
 #include "apps/checkpoint_policy.h"
@@ -203,6 +204,7 @@ class DeepCfrTrainer final : public Trainer {
     if (!note.empty()) say(note);
     L.first = first;
     L.latest_checkpoint = first - 1;
+    if (o_.keep_snapshots) restore_snapshots(first - 1);
     L.started = Clock::now();
     int done = first - 1;
     for (int it = first; it <= o_.max_iterations; ++it) {
@@ -220,6 +222,7 @@ class DeepCfrTrainer final : public Trainer {
         for (int p = 0; p < 2; ++p) traversal_phase(p);
         train_networks();
         publish();
+        keep_snapshot();
         collect_numeric_faults();
         evaluate();
         write_metrics();
@@ -505,6 +508,36 @@ class DeepCfrTrainer final : public Trainer {
 
   void publish() { nets_.publish(); }
 
+  // --- Single Deep CFR's snapshots (apps/algorithms/snapshots.h) -----------------------------
+  std::int64_t snapshot_floats() const { return nets_.parameters(kAdvantageNet0) + nets_.parameters(kAdvantageNet1); }
+  double snapshot_weight(int it) const { return o_.linear_weighting ? it : 1.0; }
+  /// This iteration's published advantage nets to run_dir/snapshots, and on enumerable games into
+  /// the exact snapshot average.
+  void keep_snapshot() {
+    if (!o_.keep_snapshots) return;
+    const std::vector<float> w = nets_.published_weights();  // set order: advantage nets 0 and 1 first
+    write_snapshot(io_.run_dir, iter_.it, std::span<const float>(w.data(), static_cast<std::size_t>(snapshot_floats())));
+    if (tree_) {
+      add_snapshot_policy(*tree_, nets_.evaluator(kAdvantageNet0), nets_.evaluator(kAdvantageNet1), snapshot_weight(iter_.it),
+                          o_.traversal.fallback, o_.traversal.rm_epsilon, snapshot_sums_);
+      ++snapshots_used_;
+    }
+  }
+  /// A (resumed) run continuing after iteration `last`: later snapshots go; on enumerable games
+  /// the exact average is rebuilt from the snapshots kept.
+  void restore_snapshots(int last) {
+    trim_snapshots(io_.run_dir, last);
+    if (!tree_ || last == 0) return;
+    NetworkSpecs two(nets_.specs().begin(), nets_.specs().begin() + 2);
+    NetworkSet snap(two, o_.network, o_.seed);
+    for (const auto& [it, path] : list_snapshots(io_.run_dir)) {
+      snap.set_published_weights(read_snapshot(path, snapshot_floats()));
+      add_snapshot_policy(*tree_, snap.evaluator(0), snap.evaluator(1), snapshot_weight(it), o_.traversal.fallback,
+                          o_.traversal.rm_epsilon, snapshot_sums_);
+      ++snapshots_used_;
+    }
+  }
+
   /// Kuhn/Leduc: exact exploitability (and the fit diagnostics); Lost Cities: batched matches
   /// against the configured bots (one forward per round of the games' pending decisions).
   void evaluate() {
@@ -529,6 +562,12 @@ class DeepCfrTrainer final : public Trainer {
           advantage_fit_l1(*tree_, nets_.evaluator(advantage_net(1)), L.adv1, 1, o_.linear_weighting, to.fallback, to.rm_epsilon)};
       iter_.eval_text += fmt::format("  exploitability {:.4f} ({:.0f} mA/g; memory average {:.4f})", r.exploitability,
                                     1e3 * r.exploitability, mem_x);
+      if (o_.keep_snapshots) {  // Single Deep CFR's average: no strategy network in between
+        const double sx = exploitability(snapshot_average_policy(*tree_, snapshot_sums_)).exploitability;
+        m["exploitability_snapshots"] = sx;
+        m["snapshots"] = snapshots_used_;
+        iter_.eval_text += fmt::format("  snapshot average {:.4f}", sx);
+      }
     } else if constexpr (std::is_same_v<G, LostCitiesTraversalGame>) {
       auto me = make_strategy_batch_bot(nets_.evaluator(kStrategyNet), game_, o_.eval_play);
       nlohmann::json ev = nlohmann::json::object();
@@ -697,6 +736,8 @@ class DeepCfrTrainer final : public Trainer {
   std::optional<LearnerState> learner_;   // the learner's only
   std::optional<PhaseShares> shares_;     // the learner's only
   std::optional<GameTree> tree_;          // enumerable games (exact evaluation)
+  std::vector<double> snapshot_sums_;     // enumerable games with keep_snapshots: the exact snapshot average
+  int snapshots_used_ = 0;
   IterationState iter_;
   WorkerThread trainer_;  // last: joined first, while what its jobs read still exists
 };

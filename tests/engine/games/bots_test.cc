@@ -222,7 +222,7 @@ class Batched final : public cfr::lc::BatchBot {
  public:
   explicit Batched(cfr::lc::Bot& bot) : bot_(bot) {}
   std::string_view name() const noexcept override { return bot_.name(); }
-  void choose_actions(std::span<const cfr::lc::State* const> states, std::span<cfr::Rng* const>,
+  void choose_actions(std::span<const cfr::lc::State* const> states, std::span<cfr::Rng* const>, std::span<const int>,
                       std::span<int> actions) override {
     cfr::Rng unused(0);
     for (std::size_t i = 0; i < states.size(); ++i) actions[i] = bot_.choose_action(*states[i], unused);
