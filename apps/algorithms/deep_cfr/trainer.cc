@@ -290,10 +290,10 @@ class DeepCfrTrainer final : public Trainer {
             }};
   }
   /// ESCHER's value trajectories of iteration `it`: their own RNG streams (job seed
-  /// derive_seed(seed, kValueMemoryStream, it)), history inputs (2·W).
+  /// derive_seed(seed, kValueTrajectoryStream, it)), history inputs (2·W).
   TraversalJob value_job(int it) const {
     return {.iteration = it, .traverser = 0, .num_traversals = o_.value_traversals, .first_index = 0,
-            .seed = derive_seed(o_.seed, kValueMemoryStream, static_cast<std::uint64_t>(it)), .input_width = 2 * W_,
+            .seed = derive_seed(o_.seed, kValueTrajectoryStream, static_cast<std::uint64_t>(it)), .input_width = 2 * W_,
             .output_width = A_, .start = [this](TraversalContext& ctx) { return escher_value_traversal(ctx, game_, o_.escher); }};
   }
   bool escher() const noexcept { return o_.algorithm == Algorithm::kEscher; }
@@ -335,7 +335,7 @@ class DeepCfrTrainer final : public Trainer {
     if (o_.learning_rate_decay_iterations > 0) {
       const double lr = o_.advantage_training.learning_rate /
                         std::sqrt(1.0 + (it - 1) / static_cast<double>(o_.learning_rate_decay_iterations));
-      adv_train_.learning_rate = strat_train_.learning_rate = lr;
+      adv_train_.learning_rate = strat_train_.learning_rate = value_train_.learning_rate = lr;
       iter_.m["learning_rate"] = lr;
     }
     if (it == o_.nonfinite_weights_iteration) nets_.inject_nonfinite_weights(advantage_net(0));

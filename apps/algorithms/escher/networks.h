@@ -9,8 +9,11 @@
 
 namespace cfr {
 
-/// The RNG stream of ESCHER's value memory (derive_seed(run.seed, this)); the others are Deep CFR's.
+/// ESCHER's RNG streams besides Deep CFR's (DeepCfrStream): iteration t's value memory draws from
+/// derive_seed(run.seed, kValueMemoryStream, t), its value trajectory j from
+/// derive_seed(derive_seed(run.seed, kValueTrajectoryStream, t), t, 0, j).
 inline constexpr std::uint64_t kValueMemoryStream = 5;
+inline constexpr std::uint64_t kValueTrajectoryStream = 6;
 
 inline NetworkSpecs escher_networks(int input_width, int output_width) {
   NetworkSpecs set = deep_cfr_networks(input_width, output_width);
