@@ -6,6 +6,11 @@
 // steps are the trainer's own methods; a single process, the learner of a distributed run and its
 // traversal ranks all go through them (apps/distributed.h carries the messages).
 //
+// ESCHER (options.algorithm, docs/escher.md) runs on the same iteration: its value step
+// (value trajectories, the value memory and network) comes first, its regret traversals
+// (engine/traversal/escher.h) replace Deep CFR's, and everything else is shared. With
+// keep_snapshots every iteration's advantage nets are also kept (apps/algorithms/snapshots.h).
+//
 // The driver (apps/deep_cfr.cc) builds the typed options from a config, prepares the run
 // directory, decides what a resume continues from, and builds the game adapter.
 #include <atomic>
@@ -49,7 +54,7 @@ class Trainer {
   virtual int serve_learner() = 0;
 };
 
-/// Deep CFR on the registered game options.shape.game (engine/games/games.h), its traversal adapter
+/// Deep CFR (or ESCHER: options.algorithm) on the registered game options.shape.game (engine/games/games.h), its traversal adapter
 /// made from `settings`. Only a learner allocates the memories.
 std::unique_ptr<Trainer> make_deep_cfr_trainer(const DeepCfrOptions& options, const TrainerIo& io,
                                                const GameSettings& settings);
