@@ -28,9 +28,7 @@
 //
 // Both loops are iterative (native stack and frames do not grow with the trajectory).
 #include <algorithm>
-#include <cmath>
 
-#include "engine/core/errors.h"
 #include "engine/core/task.h"
 #include "engine/traversal/traversal.h"
 #include "engine/traversal/traversal_context.h"
@@ -73,18 +71,6 @@ void encode_history(const G& game, const typename G::State& s, float* out) {
   game.encode(s, 1, out + game.input_width());
 }
 
-template <class G>
-double cutoff_value_p0(TraversalContext& ctx, const G& game, CutoffValue mode, typename G::State& s) {
-  if (mode == CutoffValue::kBotRollout) {
-    if constexpr (requires(const G& g, const typename G::State& st, Rng& r) { g.bot_action(st, r); }) {
-      for (int step = 0; step < kMaxRolloutActions && !s.is_terminal(); ++step) game.apply(s, game.bot_action(s, ctx.rng), ctx.rng);
-    } else {
-      throw InputError("cutoff_value_mode = bot_rollout needs a game with bots (lost_cities)");
-    }
-  }
-  return mode == CutoffValue::kZero ? 0.0 : s.returns(0);
-}
-
 }  // namespace detail
 
 template <class G>
@@ -97,7 +83,7 @@ Task<void> escher_value_traversal(TraversalContext& ctx, const G& game, const Es
   int nodes = 0;
   for (;;) {
     if (o.max_nodes > 0 && nodes >= o.max_nodes) {
-      value = detail::cutoff_value_p0(ctx, game, o.cutoff, s);
+      value = cutoff_value(ctx, game, o.cutoff, s, 0);
       ctx.cut_off = true;
       break;
     }
@@ -109,10 +95,8 @@ Task<void> escher_value_traversal(TraversalContext& ctx, const G& game, const Es
     const int p = s.current_player();
     const ActionMask legal = s.legal_mask();
     co_await detail::current_policy(ctx, game, o, s, p, legal, ctx.scratch_input(game.input_width()), out, sigma);
-    const float unif = 1.0F / static_cast<float>(mask_count(legal));
     float probs[kMaxTraversalActions];
-    for (int b = 0; b < A; ++b)
-      probs[b] = mask_has(legal, b) ? static_cast<float>((1.0 - o.value_epsilon) * sigma[b] + o.value_epsilon * unif) : 0.0F;
+    mix_with_uniform(sigma, legal, A, o.value_epsilon, probs);
     const int a = sample_action(probs, legal, ctx.rng);
     const int vi = ctx.advantage.push(p, ctx.iteration, ActionMask{1} << a);
     detail::encode_history(game, s, ctx.advantage.input(vi));
@@ -166,10 +150,7 @@ Task<void> escher_regret_traversal(TraversalContext& ctx, const G& game, const E
         target[b] = static_cast<float>(side * q[b] - u);
       }
       float probs[kMaxTraversalActions];
-      const float unif = 1.0F / static_cast<float>(mask_count(legal));
-      for (int b = 0; b < A; ++b)
-        probs[b] = mask_has(legal, b) ? static_cast<float>((1.0 - o.sampling_epsilon) * sigma[b] + o.sampling_epsilon * unif)
-                                      : 0.0F;
+      mix_with_uniform(sigma, legal, A, o.sampling_epsilon, probs);
       a = sample_action(probs, legal, ctx.rng);
     } else {
       const int si = ctx.strategy.push(p, ctx.iteration, legal);

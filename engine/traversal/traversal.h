@@ -114,6 +114,26 @@ inline int sample_action(const float* probs, ActionMask legal, Rng& rng) {
   return last >= 0 ? last : std::countr_zero(legal);  // rounding left u just above the total
 }
 
+/// probs = (1 − eps)·sigma + eps·uniform over the legal actions (zeros elsewhere).
+inline void mix_with_uniform(const float* sigma, ActionMask legal, int n, double eps, float* probs) {
+  const float unif = 1.0F / static_cast<float>(mask_count(legal));
+  for (int b = 0; b < n; ++b) probs[b] = mask_has(legal, b) ? static_cast<float>((1.0 - eps) * sigma[b] + eps * unif) : 0.0F;
+}
+
+/// The worth for `player` of a trajectory cut off by the node cap at s (CutoffValue); a bot
+/// rollout plays s on to the end first.
+template <class G>
+double cutoff_value(TraversalContext& ctx, const G& game, CutoffValue mode, typename G::State& s, int player) {
+  if (mode == CutoffValue::kBotRollout) {
+    if constexpr (requires(const G& g, const typename G::State& st, Rng& r) { g.bot_action(st, r); }) {
+      for (int step = 0; step < kMaxRolloutActions && !s.is_terminal(); ++step) game.apply(s, game.bot_action(s, ctx.rng), ctx.rng);
+    } else {
+      throw InputError("cutoff_value_mode = bot_rollout needs a game with bots (lost_cities)");
+    }
+  }
+  return mode == CutoffValue::kZero ? 0.0 : s.returns(player);
+}
+
 template <class G>
 Task<void> outcome_sampling(TraversalContext& ctx, const G& game, const TraversalOptions& o) {
   const int A = game.num_actions();
@@ -125,14 +145,7 @@ Task<void> outcome_sampling(TraversalContext& ctx, const G& game, const Traversa
   int nodes = 0;
   for (;;) {
     if (o.max_nodes > 0 && nodes >= o.max_nodes) {
-      if (o.cutoff == CutoffValue::kBotRollout) {
-        if constexpr (requires(const G& g, const typename G::State& st, Rng& r) { g.bot_action(st, r); }) {
-          for (int step = 0; step < kMaxRolloutActions && !s.is_terminal(); ++step) game.apply(s, game.bot_action(s, ctx.rng), ctx.rng);
-        } else {
-          throw InputError("cutoff_value_mode = bot_rollout needs a game with bots (lost_cities)");
-        }
-      }
-      value = o.cutoff == CutoffValue::kZero ? 0.0 : s.returns(traverser);
+      value = cutoff_value(ctx, game, o.cutoff, s, traverser);
       ctx.cut_off = true;
       break;
     }
@@ -150,9 +163,7 @@ Task<void> outcome_sampling(TraversalContext& ctx, const G& game, const Traversa
       co_await ctx.query(advantage_net(p), ctx.strategy.input(si), legal, out);
       float* sigma = ctx.strategy.target(si);
       regret_matching(out, legal, A, o.fallback, o.rm_epsilon, sigma);
-      const float unif = 1.0F / static_cast<float>(mask_count(legal));
-      for (int b = 0; b < A; ++b)
-        probs[b] = mask_has(legal, b) ? static_cast<float>((1.0 - o.epsilon) * sigma[b] + o.epsilon * unif) : 0.0F;
+      mix_with_uniform(sigma, legal, A, o.epsilon, probs);
       a = sample_action(probs, legal, ctx.rng);
       const int ai = ctx.advantage.push(p, ctx.iteration, legal);
       std::copy_n(ctx.strategy.input(si), ctx.advantage.input_width, ctx.advantage.input(ai));

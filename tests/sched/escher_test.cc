@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "engine/tabular/best_response.h"
+#include "apps/algorithms/escher/value_error.h"
 #include "engine/traversal/escher.h"
 #include "tests/sched/helpers.h"
 
@@ -78,20 +79,7 @@ class TabularEscher {
     return err / n;
   }
 
-  double nash_conv() const {
-    TabularPolicy pol(tree_);
-    for (int i = 0; i < tree_.num_infosets(); ++i) {
-      const ActionMask legal = tree_.infoset(i).legal;
-      const double* row = average_.find(tree_.infoset_encoding(i));
-      double sum = 0;
-      for (ActionMask m = legal; m != 0; m &= m - 1) sum += row ? row[std::countr_zero(m)] : 0.0;
-      for (ActionMask m = legal; m != 0; m &= m - 1) {
-        const int a = std::countr_zero(m);
-        pol.row(i)[static_cast<std::size_t>(a)] = sum > 0 ? row[a] / sum : 1.0 / mask_count(legal);
-      }
-    }
-    return exploitability(pol).nash_conv;
-  }
+  double nash_conv() const { return average_nash_conv(tree_, average_); }
 
  private:
   void run(CollectingSink& sink, int traversals, int p) {
@@ -105,47 +93,19 @@ class TabularEscher {
   void exact_values() {
     values_ = std::make_unique<TabularEvaluator>(2 * W_, A_);
     nets_[kValueNet] = values_.get();
-    walk(S::initial());
-  }
-  double walk(const S& s) {
-    if (s.is_terminal()) return s.returns(0);
-    if (s.is_chance_node()) {
-      ChanceOutcome out[kMaxChanceOutcomes];
-      const int k = s.chance_outcomes(out);
-      double v = 0;
-      for (int i = 0; i < k; ++i) {
-        S child = s;
-        child.apply_action(out[i].action);
-        v += out[i].prob * walk(child);
-      }
-      return v;
-    }
-    const int p = s.current_player();
-    const ActionMask legal = s.legal_mask();
-    std::vector<float> in(static_cast<std::size_t>(W_)), hist(static_cast<std::size_t>(2 * W_));
-    game_.encode(s, p, in.data());
-    const double* row = (p == 0 ? regrets0_ : regrets1_).find(in.data());
-    float adv[kMaxTraversalActions] = {}, sigma[kMaxTraversalActions];
-    for (int a = 0; a < A_; ++a) adv[a] = row ? static_cast<float>(row[a]) : 0.0F;
-    regret_matching(adv, legal, A_, opts_.fallback, opts_.rm_epsilon, sigma);
-    std::vector<float> q(static_cast<std::size_t>(A_), 0.0F);
-    double v = 0;
-    for (ActionMask m = legal; m != 0; m &= m - 1) {
-      const int a = std::countr_zero(m);
-      S child = s;
-      child.apply_action(a);
-      q[static_cast<std::size_t>(a)] = static_cast<float>(walk(child));
-      v += sigma[a] * q[static_cast<std::size_t>(a)];
-    }
-    game_.encode(s, 0, hist.data());
-    game_.encode(s, 1, hist.data() + W_);
-    // Histories that differ only in suits share an encoding (Leduc encodes ranks): their values agree.
-    if (const double* seen = values_->find(hist.data())) {
-      for (ActionMask m = legal; m != 0; m &= m - 1) CHECK(std::abs(seen[std::countr_zero(m)] - q[std::countr_zero(m)]) < 1e-4);
-    } else {
-      values_->add(hist.data(), q.data());
-    }
-    return v;
+    std::vector<float> hist(static_cast<std::size_t>(2 * W_)), row(static_cast<std::size_t>(A_));
+    walk_profile(game_, regrets0_, regrets1_, opts_,
+                 [&](const S& s, ActionMask legal, const float*, const double* q, double, double) {
+                   game_.encode(s, 0, hist.data());
+                   game_.encode(s, 1, hist.data() + W_);
+                   for (int a = 0; a < A_; ++a) row[static_cast<std::size_t>(a)] = static_cast<float>(q[a]);
+                   // Histories that differ only in suits share an encoding (Leduc encodes ranks): their values agree.
+                   if (const double* seen = values_->find(hist.data())) {
+                     for (ActionMask m = legal; m != 0; m &= m - 1) CHECK(std::abs(seen[std::countr_zero(m)] - q[std::countr_zero(m)]) < 1e-4);
+                   } else {
+                     values_->add(hist.data(), row.data());
+                   }
+                 });
   }
 
   EscherOptions opts_;

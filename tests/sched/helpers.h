@@ -7,6 +7,9 @@
 
 #include "engine/games/kuhn.h"
 #include "engine/games/leduc.h"
+#include "engine/tabular/best_response.h"
+#include "engine/tabular/game_tree.h"
+#include "engine/tabular/policy.h"
 #include "engine/traversal/traversal.h"
 #include "engine/traversal/traversal_games.h"
 #include "sched/evaluator.h"
@@ -82,6 +85,23 @@ inline Nets uniform_nets(int in_w, int out_w) {
     n.ptrs[static_cast<std::size_t>(i)] = n.owned.back().get();
   }
   return n;
+}
+
+/// NashConv of the policy whose rows are `average`'s sums per information set, normalised (uniform
+/// where an information set has none): tabular MCCFR's and tabular ESCHER's average strategy.
+inline double average_nash_conv(const GameTree& tree, const TabularEvaluator& average) {
+  TabularPolicy pol(tree);
+  for (int i = 0; i < tree.num_infosets(); ++i) {
+    const ActionMask legal = tree.infoset(i).legal;
+    const double* row = average.find(tree.infoset_encoding(i));
+    double sum = 0;
+    for (ActionMask m = legal; m != 0; m &= m - 1) sum += row ? row[std::countr_zero(m)] : 0.0;
+    for (ActionMask m = legal; m != 0; m &= m - 1) {
+      const int a = std::countr_zero(m);
+      pol.row(i)[static_cast<std::size_t>(a)] = sum > 0 ? row[a] / sum : 1.0 / mask_count(legal);
+    }
+  }
+  return exploitability(pol).nash_conv;
 }
 
 template <class G>

@@ -39,20 +39,7 @@ class TabularMccfr {
     }
   }
 
-  double nash_conv() const {
-    TabularPolicy pol(tree_);
-    for (int i = 0; i < tree_.num_infosets(); ++i) {
-      const ActionMask legal = tree_.infoset(i).legal;
-      const double* row = average_.find(tree_.infoset_encoding(i));
-      double sum = 0;
-      for (ActionMask m = legal; m != 0; m &= m - 1) sum += row ? row[std::countr_zero(m)] : 0.0;
-      for (ActionMask m = legal; m != 0; m &= m - 1) {
-        const int a = std::countr_zero(m);
-        pol.row(i)[static_cast<std::size_t>(a)] = sum > 0 ? row[a] / sum : 1.0 / mask_count(legal);
-      }
-    }
-    return exploitability(pol).nash_conv;
-  }
+  double nash_conv() const { return average_nash_conv(tree_, average_); }
   std::int64_t nodes() const { return nodes_; }
 
  private:
