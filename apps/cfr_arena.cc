@@ -1,7 +1,8 @@
 // cfr-arena: bot-vs-bot matches under the evaluation protocol, and transcript replay.
 //
 //   cfr-arena --bot0 heuristic_balanced --bot1 random --games 1000 --seed 0 [--max-steps M] [--json]
-//             [--independent-deals]      (bots: a bot's name or checkpoint:PATH)
+//             [--independent-deals] [--parallel N] [--move-timeout S] [--player-logs DIR] [--stop-on-fault]
+//             (bots: a bot's name, checkpoint:PATH, external:COMMAND, ...)
 //   cfr-arena --replay FILE [--check-bots] [--quiet]
 #include <cstdio>
 #include <iostream>
@@ -14,6 +15,7 @@
 #include "engine/games/bots.h"
 #include "engine/core/errors.h"
 #include "engine/games/match.h"
+#include "engine/games/players.h"
 #include "engine/games/replay.h"
 #ifdef CFR_ARENA_CHECKPOINTS
 #include "apps/checkpoint_policy.h"
@@ -57,13 +59,14 @@ int run_replay(const std::string& path, bool check_bots, bool quiet) {
 int main(int argc, char** argv) {
   CLI::App app{"cfr-arena: Lost Cities matches between bots and checkpoints (duplicate deals) and replays"};
   std::string bot0, bot1, replay, rules_json;
-  int games = 1000, max_steps = 10000;
+  int games = 1000, max_steps = 10000, parallel = 256;
   std::uint64_t seed = 0;
+  cfr::MatchPlayerFlags flags;
   bool json = false, check_bots = false, quiet = false, independent = false;
   const std::string valid_bots = cfr::join_names(bot_names());
   // An empty value is refused (CLI11 would take it as "not given"); seeds are checked as a range
   // because CLI11 2.1 wraps "-1" and saturates values beyond 64 bits.
-  app.add_option("--bot0", bot0, "first bot (seat 0 in even games): " + valid_bots + ", or checkpoint:PATH")->check(cfr::kNonEmpty);
+  app.add_option("--bot0", bot0, "first bot (seat 0 in even games): " + valid_bots + ", checkpoint:PATH or external:COMMAND")->check(cfr::kNonEmpty);
   app.add_option("--bot1", bot1, "second bot")->check(cfr::kNonEmpty);
   app.add_option("--games", games, "number of games")->check(cfr::kDecimal)->check(cfr::kCountRange);
   app.add_option("--seed", seed, "match seed: deal d (games 2d and 2d + 1, seats swapped) is dealt with seed + d")
@@ -72,6 +75,10 @@ int main(int argc, char** argv) {
   app.add_flag("--independent-deals", independent,
                "the reference's protocol (lost-cities.md §4): game k dealt with seed + k, seats alternating");
   app.add_option("--max-steps", max_steps, "action cap per game, then scored as is")->check(cfr::kDecimal)->check(cfr::kCountRange);
+  app.add_option("--parallel", parallel, "games in flight at once (batch players decide them together)")
+      ->check(cfr::kDecimal)
+      ->check(cfr::kCountRange);
+  cfr::add_external_player_options(app, flags);
   app.add_option("--rules", rules_json, R"(rule overrides as a JSON object, e.g. '{"n_colors":3}')")->check(cfr::kNonEmpty);
   app.add_flag("--json", json, "print the report as one JSON object");
   auto* rp = app.add_option("--replay", replay, "replay a transcript file (JSON lines, optionally gzip)")->check(cfr::kNonEmpty);
@@ -89,20 +96,24 @@ int main(int argc, char** argv) {
       throw cfr::InputError("--bot0 and --bot1 are required (or --replay FILE); valid bots: " + valid_bots);
     const Rules rules = rules_json.empty() ? Rules{} : rules_from_json_text(rules_json, "--rules");
 #ifdef CFR_ARENA_CHECKPOINTS
-    const auto b0 = cfr::make_any_player(bot0, rules);  // a checkpoint decides in batched forwards
-    const auto b1 = cfr::make_any_player(bot1, rules);
-    const MatchPlayer p0 = b0.player(), p1 = b1.player();
+    const auto b0 = cfr::make_any_player(bot0, rules, flags.external);  // a checkpoint decides in batched forwards
+    const auto b1 = cfr::make_any_player(bot1, rules, flags.external);
 #else
-    const auto b0 = make_bot(bot0, rules);
-    const auto b1 = make_bot(bot1, rules);
-    const MatchPlayer p0{.bot = b0.get()}, p1{.bot = b1.get()};
+    const auto b0 = make_player(bot0, rules, flags.external);
+    const auto b1 = make_player(bot1, rules, flags.external);
 #endif
-    const MatchReport r = run_match_players(
-        p0, p1, MatchOptions{.games = games, .seed = seed, .max_steps = max_steps, .rules = rules, .duplicate = !independent});
+    const MatchReport r = run_match_players(b0.player(), b1.player(),
+                                            MatchOptions{.games = games, .seed = seed, .max_steps = max_steps, .rules = rules,
+                                                         .duplicate = !independent, .stop_on_fault = flags.stop_on_fault},
+                                            parallel);
     if (json)
       std::cout << report_json(r) << "\n";
     else
       std::cout << format_report(r);
+    if (!r.stop_cause.empty()) {
+      std::cerr << fmt::format("cfr-arena: stopped at the first fault (--stop-on-fault): {}\n", r.stop_cause);
+      return cfr::kExitPlayerFault;
+    }
     return 0;
   });
 }

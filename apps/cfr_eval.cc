@@ -23,11 +23,12 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 0;
   bool json = false;
   std::string play = "greedy";
+  cfr::MatchPlayerFlags flags;
   // An empty value is refused (CLI11 would take it as "not given"); seeds are checked as a range
   // because CLI11 2.1 wraps "-1" and saturates values beyond 64 bits.
   app.add_option("CHECKPOINT", path, "checkpoint directory, or a run directory (its latest checkpoint)")->required()->check(cfr::kNonEmpty);
   app.add_option("--opponent", opponents,
-                 "bot or checkpoint:PATH to play (repeatable; default: the run's evaluation.opponents)")
+                 "bot, checkpoint:PATH or external:COMMAND to play (repeatable; default: the run's evaluation.opponents)")
       ->check(cfr::kNonEmpty);
   app.add_option("--games", games, "games per opponent")->check(cfr::kDecimal)->check(cfr::kCountRange);
   app.add_option("--seed", seed, "match seed (deal d, played twice with seats swapped, dealt with seed + d)")->check(cfr::kDecimal)->check(cfr::kSeedRange);
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   app.add_option("--play", play, "how the checkpoint plays: greedy (argmax of its legal logits) or sampled (its softmax, the average strategy)")
       ->check(CLI::IsMember({"greedy", "sampled"}));
   app.add_flag("--json", json, "one JSON line per result");
+  cfr::add_external_player_options(app, flags);
   if (const auto rc = cfr::parse_command_line(app, "cfr-eval", argc, argv)) return *rc;
   return cfr::run_app("cfr-eval", [&] {
     const cfr::CheckpointPolicy policy = cfr::load_checkpoint_policy(path);
@@ -59,15 +61,20 @@ int main(int argc, char** argv) {
     std::vector<cfr::AnyPlayer> others;  // every name checked before the first game
     for (const auto& name : opponents) {
       try {
-        others.push_back(cfr::make_any_player(name, cfg.rules));
+        others.push_back(cfr::make_any_player(name, cfg.rules, flags.external));
       } catch (const cfr::InputError& e) {
         throw cfr::InputError(fmt::format("--opponent {}: {}", name, e.what()));
       }
     }
     for (const auto& other : others) {
-      const auto r = cfr::lc::run_match_players({.batch = me.get()}, other.player(),
-                                                {.games = games, .seed = seed, .max_steps = max_steps, .rules = cfg.rules});
+      const auto r = cfr::lc::run_match_players(
+          {.batch = me.get()}, other.player(),
+          {.games = games, .seed = seed, .max_steps = max_steps, .rules = cfg.rules, .stop_on_fault = flags.stop_on_fault});
       std::cout << (json ? cfr::lc::report_json(r) + "\n" : cfr::lc::format_report(r));
+      if (!r.stop_cause.empty()) {
+        std::cerr << fmt::format("cfr-eval: stopped at the first fault (--stop-on-fault): {}\n", r.stop_cause);
+        return cfr::kExitPlayerFault;
+      }
     }
     return 0;
   });

@@ -2,7 +2,8 @@
 // gives (Bradley–Terry on the Elo scale, 95% intervals, relative to an anchor).
 //   cfr-ladder PLAYER PLAYER... [--games N] [--seed S] [--max-steps M] [--anchor NAME]
 //              [--json FILE] [--svg FILE] [--rules JSON]
-// A PLAYER is a bot's name or checkpoint:PATH (a checkpoint decides in batched forwards).
+// A PLAYER is a bot's name, checkpoint:PATH (a checkpoint decides in batched forwards) or
+// external:COMMAND (docs/external-players.md).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -20,6 +21,7 @@
 #include "engine/core/ratings.h"
 #include "engine/games/bots.h"
 #include "engine/games/match.h"
+#include "engine/games/players.h"
 #include "engine/games/replay.h"  // rules_from_json_text
 #ifdef CFR_ARENA_CHECKPOINTS
 #include "apps/checkpoint_policy.h"
@@ -73,7 +75,8 @@ int main(int argc, char** argv) {
   std::string anchor, json_path, svg_path, rules_json;
   int games = 200, max_steps = 10000;
   std::uint64_t seed = 0;
-  app.add_option("PLAYER", names, "bot names or checkpoint:PATH (at least two, each once)")->required()->check(cfr::kNonEmpty);
+  cfr::MatchPlayerFlags flags;
+  app.add_option("PLAYER", names, "bot names, checkpoint:PATH or external:COMMAND (at least two, each once)")->required()->check(cfr::kNonEmpty);
   app.add_option("--games", games, "games per pair (each deal twice, seats swapped)")->check(cfr::kDecimal)->check(cfr::kCountRange);
   app.add_option("--seed", seed, "match seed: deal d of every pair is dealt with seed + d")->check(cfr::kDecimal)->check(cfr::kSeedRange);
   app.add_option("--max-steps", max_steps, "action cap per game, then scored as is")->check(cfr::kDecimal)->check(cfr::kCountRange);
@@ -81,6 +84,7 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_path, "write pairs and ratings as JSON")->check(cfr::kNonEmpty);
   app.add_option("--svg", svg_path, "write the ratings as an SVG picture")->check(cfr::kNonEmpty);
   app.add_option("--rules", rules_json, R"(rule overrides as a JSON object, e.g. '{"n_colors":3}')")->check(cfr::kNonEmpty);
+  cfr::add_external_player_options(app, flags);
   if (const auto rc = cfr::parse_command_line(app, "cfr-ladder", argc, argv)) return *rc;
 
   return cfr::run_app("cfr-ladder", [&] {
@@ -96,13 +100,12 @@ int main(int argc, char** argv) {
     // Every player is built (checkpoints read and checked) before the first game.
 #ifdef CFR_ARENA_CHECKPOINTS
     std::vector<cfr::AnyPlayer> players;
-    for (const auto& n : names) players.push_back(cfr::make_any_player(n, rules));
-    auto side = [&](std::size_t i) { return players[i].player(); };
+    for (const auto& n : names) players.push_back(cfr::make_any_player(n, rules, flags.external));
 #else
-    std::vector<std::unique_ptr<Bot>> players;
-    for (const auto& n : names) players.push_back(make_bot(n, rules));
-    auto side = [&](std::size_t i) { return MatchPlayer{.bot = players[i].get()}; };
+    std::vector<AnyPlayer> players;
+    for (const auto& n : names) players.push_back(make_player(n, rules, flags.external));
 #endif
+    auto side = [&](std::size_t i) { return players[i].player(); };
     std::atomic<bool> stop{false};
     const cfr::StopSignals signals(stop, "cfr-ladder", "nothing was written");
     std::vector<cfr::PairResult> pairs;
@@ -112,7 +115,12 @@ int main(int argc, char** argv) {
     for (std::size_t a = 0; a < names.size(); ++a)
       for (std::size_t b = a + 1; b < names.size(); ++b) {
         MatchReport r = run_match_players(
-            side(a), side(b), {.games = games, .seed = seed, .max_steps = max_steps, .rules = rules, .stop = &stop});
+            side(a), side(b),
+            {.games = games, .seed = seed, .max_steps = max_steps, .rules = rules, .stop = &stop, .stop_on_fault = flags.stop_on_fault});
+        if (!r.stop_cause.empty()) {
+          std::cerr << fmt::format("cfr-ladder: stopped at the first fault (--stop-on-fault): {}; nothing was written\n", r.stop_cause);
+          return cfr::kExitPlayerFault;
+        }
         if (r.stopped) {
           std::cerr << "cfr-ladder: stopped by a signal before the round robin finished; nothing was written\n";
           return kExitStopped;

@@ -223,7 +223,7 @@ TabularPolicy CheckpointPolicy::tabular(const GameTree& tree) const {
   return strategy_policy(tree, state->nets->evaluator(kStrategyNet));
 }
 
-AnyPlayer make_any_player(const std::string& name, const lc::Rules& rules) {
+AnyPlayer make_any_player(const std::string& name, const lc::Rules& rules, const lc::ExternalOptions& external) {
   static constexpr std::string_view kGreedy = "checkpoint:", kSampled = "checkpoint-sampled:", kSnapshots = "snapshots:";
   AnyPlayer out;
   if (name.rfind(kSnapshots, 0) == 0) {
@@ -241,8 +241,7 @@ AnyPlayer make_any_player(const std::string& name, const lc::Rules& rules) {
     out.batch = p.batch_bot(play);
     return out;
   }
-  out.bot = lc::make_bot(name, rules);
-  return out;
+  return lc::make_player(name, rules, external);
 }
 
 }  // namespace cfr

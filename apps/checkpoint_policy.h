@@ -9,6 +9,7 @@
 #include "apps/play_mode.h"
 #include "engine/games/bots.h"
 #include "engine/games/match.h"
+#include "engine/games/players.h"
 #include "engine/tabular/policy.h"
 
 namespace cfr {
@@ -46,16 +47,17 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path);
 std::unique_ptr<lc::BatchBot> make_snapshot_player(const std::string& run_dir, const lc::Rules& rules);
 inline constexpr std::uint64_t kSnapshotPlayStream = 0x534443465250ULL;  // "SDCFRP"
 
-/// A side of a match by name: a bot (lc::make_bot), or "checkpoint:PATH" (greedy play) or
-/// "checkpoint-sampled:PATH" (sampled play), a trained policy that decides its moves in batched
-/// forwards (one per round of the match's live games), or "snapshots:RUN_DIR" (make_snapshot_player).
-struct AnyPlayer {
-  std::unique_ptr<lc::Bot> bot;
-  std::unique_ptr<lc::BatchBot> batch;
-  lc::MatchPlayer player() const { return {.bot = bot.get(), .batch = batch.get()}; }
-};
-/// Throws InputError for an unknown bot (naming the valid ones), an unreadable checkpoint, or a
-/// checkpoint trained with other rules.
-AnyPlayer make_any_player(const std::string& name, const lc::Rules& rules);
+/// A side of a match by name: a bot or external:COMMAND (lc::make_player), or "checkpoint:PATH"
+/// (greedy play) or "checkpoint-sampled:PATH" (sampled play), a trained policy that decides its
+/// moves in batched forwards (one per round of the match's live games), or "snapshots:RUN_DIR"
+/// (make_snapshot_player).
+using AnyPlayer = lc::AnyPlayer;
+/// Throws InputError for an unknown bot (naming the valid ones), an unreadable checkpoint, a
+/// checkpoint trained with other rules, or an external command that cannot be run.
+AnyPlayer make_any_player(const std::string& name, const lc::Rules& rules, const lc::ExternalOptions& external = {});
+
+/// What a PLAYER argument accepts, for --help texts.
+inline constexpr std::string_view kPlayerKinds =
+    "a bot's name, checkpoint:PATH, checkpoint-sampled:PATH, snapshots:RUN_DIR or external:COMMAND";
 
 }  // namespace cfr

@@ -12,12 +12,14 @@
 #include <fmt/format.h>
 
 #include "engine/core/errors.h"
+#include "engine/games/external_player.h"
 
 namespace cfr {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 2;  // the message names what is wrong and where
 inline constexpr int kExitInternal = 3;  // a bug: please report it
+inline constexpr int kExitPlayerFault = 5;  // --stop-on-fault: an external player's fault stopped a match
 
 /// Largest count a flag such as --games accepts (a bound CLI11 can print readably).
 inline constexpr int kMaxCount = 100'000'000;
@@ -41,6 +43,23 @@ inline const CLI::Validator kDecimal(
 inline const CLI::Range kSeedRange(std::uint64_t{0}, std::uint64_t{INT64_MAX});
 /// A count such as --games: a decimal integer in [1, kMaxCount].
 inline const CLI::Range kCountRange(1, kMaxCount);
+
+/// The options of the tools that run matches for external:COMMAND players (docs/external-players.md).
+struct MatchPlayerFlags {
+  lc::ExternalOptions external;
+  bool stop_on_fault = false;
+};
+inline void add_external_player_options(CLI::App& app, MatchPlayerFlags& f) {
+  app.add_option("--move-timeout", f.external.move_timeout_s,
+                 "external players: seconds within which a round of answers is due, else those games are forfeited")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--start-timeout", f.external.start_timeout_s, "external players: seconds to answer the hello")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--player-logs", f.external.log_dir, "external players: directory of their stderr logs (default: .)")
+      ->check(CLI::ExistingDirectory);
+  app.add_flag("--stop-on-fault", f.stop_on_fault,
+               "stop at the first forfeit of an external player (exit 5) instead of going on with the match");
+}
 
 /// Parses the command line. Returns the exit code when the app should stop here: --help prints
 /// the help (kExitOk); a parse error prints "<app>: error: <what>" and a hint (kExitBadInput).

@@ -13,6 +13,10 @@
 
 namespace cfr::lc {
 
+int MatchReport::forfeits(int player) const {
+  return static_cast<int>(std::count_if(faults.begin(), faults.end(), [&](const Fault& f) { return f.player == player; }));
+}
+
 double MatchReport::sd_length() const {
   if (games < 2) return 0.0;
   const double m = avg_length();
@@ -96,18 +100,21 @@ int expeditions_opened(const State& s, int player) {
   return n;
 }
 
-/// Adds game k's final state (bot 0 in seat k % 2) to the report.
-void record_game(MatchReport& r, const State& s, int k) {
+/// Adds game k's final state (bot 0 in seat k % 2) to the report; forfeited_by is the player (0:
+/// bot 0, 1: bot 1) who forfeited it, or −1.
+void record_game(MatchReport& r, const State& s, int k, int forfeited_by) {
   const int seat0 = k % 2;
   const int a = s.total(seat0), b = s.total(1 - seat0);
   ++r.games;
-  if (a > b)
+  if (forfeited_by >= 0)
+    ++(forfeited_by == 0 ? r.losses : r.wins);
+  else if (a > b)
     ++r.wins;
   else if (a < b)
     ++r.losses;
   else
     ++r.draws;
-  if (!s.is_terminal()) ++r.timeouts;
+  if (!s.is_terminal() && forfeited_by < 0) ++r.timeouts;
   r.score0_sum += a;
   r.score1_sum += b;
   r.diff_sum += a - b;
@@ -133,17 +140,30 @@ MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions
     State s;
     Rng rng[2];  // player i's stream for this game
     int k, steps;  // player 0 sits in seat k % 2
+    int forfeited_by = -1;  // the player who answered BatchBot::kForfeit
   };
   const MatchPlayer players[2] = {p0, p1};
+  // Batch players follow their games: start, every move, end (BatchBot's event hooks).
+  auto apply = [&](Live& g, int action) {
+    for (const MatchPlayer& p : players)
+      if (p.batch != nullptr) p.batch->move_made(g.k, g.s, action);
+    ++(g.s.current_player() == g.k % 2 ? r.decisions0 : r.decisions1);
+    g.s.apply_action(action);
+    ++g.steps;
+  };
   // Up to `parallel` games are live; a finished game's slot takes the next game, so batches stay
   // full until the last games.
   std::vector<Live> live;
   int next = 0;
   auto start = [&](int k) {
-    return Live{State::deal(opts.rules, deal_seed(opts, k)),
-                {Rng(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 0)),
-                 Rng(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 1))},
-                k, 0};
+    Live g{State::deal(opts.rules, deal_seed(opts, k)),
+           {Rng(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 0)),
+            Rng(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 1))},
+           k, 0};
+    for (int p = 0; p < 2; ++p)
+      if (players[p].batch != nullptr)
+        players[p].batch->game_started(k, p == 0 ? k % 2 : 1 - k % 2, derive_seed(opts.seed, static_cast<std::uint64_t>(k), p));
+    return g;
   };
   for (; next < std::min(opts.games, parallel); ++next) live.push_back(start(next));
   std::vector<const State*> pending[2];
@@ -151,8 +171,9 @@ MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions
   std::vector<int> pending_game;
   std::vector<std::size_t> pending_slot[2];
   std::vector<int> actions;
+  bool fault_stop = false;
   while (!live.empty()) {
-    if (opts.stop != nullptr && opts.stop->load(std::memory_order_relaxed)) {
+    if (fault_stop || (opts.stop != nullptr && opts.stop->load(std::memory_order_relaxed))) {
       r.stopped = true;
       break;
     }
@@ -164,21 +185,27 @@ MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions
       Live& g = live[i];
       // Plain bots move until a batch player is to move or the game is over (as play_game would).
       int mover = -1;
-      while (g.steps < opts.max_steps && !g.s.is_terminal()) {
+      while (g.forfeited_by < 0 && g.steps < opts.max_steps && !g.s.is_terminal()) {
         const int p = g.s.current_player() == g.k % 2 ? 0 : 1;  // which player is to move
         if (players[p].batch != nullptr) {
           mover = p;
           break;
         }
-        g.s.apply_action(players[p].bot->choose_action(g.s, g.rng[p]));
-        ++g.steps;
+        apply(g, players[p].bot->choose_action(g.s, g.rng[p]));
       }
       if (mover >= 0) {
         pending_slot[mover].push_back(i++);
         continue;
       }
-      record_game(r, g.s, g.k);
-      if (next < opts.games) {
+      record_game(r, g.s, g.k, g.forfeited_by);
+      for (const MatchPlayer& p : players)
+        if (p.batch != nullptr)
+          p.batch->game_ended(g.k, g.s, g.forfeited_by < 0 ? -1 : (g.forfeited_by == 0 ? g.k % 2 : 1 - g.k % 2));
+      if (g.forfeited_by >= 0 && opts.stop_on_fault) {
+        r.stop_cause = fmt::format("{} forfeits game {}: {}", players[g.forfeited_by].name(), g.k, r.faults.back().cause);
+        fault_stop = true;
+      }
+      if (next < opts.games && !fault_stop) {
         g = start(next++);  // the slot is examined again with its new game
       } else {
         g = std::move(live.back());
@@ -198,11 +225,17 @@ MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions
       players[p].batch->choose_actions(pending[p], pending_rng, pending_game, actions);
       for (std::size_t j = 0; j < pending_slot[p].size(); ++j) {
         Live& g = live[pending_slot[p][j]];
-        g.s.apply_action(actions[j]);
-        ++g.steps;
+        if (actions[j] == BatchBot::kForfeit) {
+          g.forfeited_by = p;
+          r.faults.push_back({.game = g.k, .player = p, .cause = players[p].batch->forfeit_cause(g.k)});
+          continue;
+        }
+        apply(g, actions[j]);
       }
     }
   }
+  for (const MatchPlayer& p : players)
+    if (p.batch != nullptr) p.batch->match_ended();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
@@ -215,6 +248,22 @@ MatchReport run_match_batched(BatchBot& bot0, Bot& bot1, const MatchOptions& opt
   return run_match_players({.batch = &bot0}, {.bot = &bot1}, opts, parallel);
 }
 
+namespace {
+
+/// The forfeits and the first causes, for format_report (empty when nobody forfeited).
+std::string faults_text(const MatchReport& r) {
+  std::string s;
+  if (!r.faults.empty()) s = fmt::format("  forfeits           {} vs {}\n", r.forfeits(0), r.forfeits(1));
+  constexpr std::size_t kShown = 5;
+  for (std::size_t i = 0; i < std::min(kShown, r.faults.size()); ++i)
+    s += fmt::format("    game {}: {} forfeits: {}\n", r.faults[i].game, r.faults[i].player == 0 ? r.bot0 : r.bot1, r.faults[i].cause);
+  if (r.faults.size() > kShown) s += fmt::format("    … {} more (--json lists all)\n", r.faults.size() - kShown);
+  if (r.stopped) s += fmt::format("  stopped            {}\n", r.stop_cause.empty() ? "by a signal" : "by a fault: " + r.stop_cause);
+  return s;
+}
+
+}  // namespace
+
 std::string format_report(const MatchReport& r) {
   const Interval w = r.win_interval();
   return fmt::format(
@@ -223,11 +272,11 @@ std::string format_report(const MatchReport& r) {
       "  average scores     {:.2f} vs {:.2f}   score difference {:+.2f} ± {:.2f} (standard error; sd {:.1f})\n"
       "  expeditions opened {:.2f} vs {:.2f} per game\n"
       "  average length     {:.1f} actions (sd {:.1f})   hit the action cap {}\n"
-      "  speed              {:.0f} games/s ({:.2f} s)\n",
+      "  speed              {:.0f} games/s ({:.2f} s)\n{}",
       r.bot0, r.bot1, r.games, r.duplicate ? fmt::format(" ({} duplicate deals, seats swapped)", (r.games + 1) / 2) : "",
       r.wins, r.draws, r.losses, r.win_rate(), w.lo, w.hi, r.avg_score0(), r.avg_score1(), r.avg_diff(), r.se_diff(),
       r.sd_diff(), r.avg_opened0(), r.avg_opened1(), r.avg_length(), r.sd_length(), r.timeouts, r.games_per_second(),
-      r.seconds);
+      r.seconds, faults_text(r));
 }
 
 std::string report_json(const MatchReport& r) {
@@ -252,9 +301,19 @@ std::string report_json(const MatchReport& r) {
                       {"avg_length", r.avg_length()},
                       {"sd_length", r.sd_length()},
                       {"timeouts", r.timeouts},
+                      {"decisions0", r.decisions0},
+                      {"decisions1", r.decisions1},
+                      {"forfeits0", r.forfeits(0)},
+                      {"forfeits1", r.forfeits(1)},
+                      {"stopped", r.stopped},
                       {"games_per_second", r.games_per_second()},
                       {"seconds", r.seconds}};
-  return j.dump();
+  nlohmann::json faults = nlohmann::json::array();
+  for (const auto& f : r.faults) faults.push_back({{"game", f.game}, {"player", f.player}, {"cause", f.cause}});
+  j["faults"] = std::move(faults);
+  if (!r.stop_cause.empty()) j["stop_cause"] = r.stop_cause;
+  // A cause may quote an external player's bytes: invalid UTF-8 becomes U+FFFD, never an error.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace cfr::lc

@@ -1,0 +1,59 @@
+#pragma once
+// External Lost Cities players: any program that speaks the line protocol of
+// docs/external-players.md (one JSON object per line over its stdin and stdout) plays wherever a
+// bot does, as `external:COMMAND`.
+//
+// The command is split into an argument list (whitespace; '…' and "…" quote) and run directly, no
+// shell; its stderr is appended to LOG_DIR/external-<command>.log. The player follows every game
+// it sits in (start, the opponent's moves, end) and is asked for all of its pending decisions of a
+// round in one write, so a player may batch its own work across games. Faults (no answer within the
+// move timeout, a malformed or illegal answer, an exit or a crash, a player that stops reading)
+// forfeit the games they touch (BatchBot::kForfeit, with the cause); a player that dies or hangs is
+// stopped and started again for the games that follow. Nothing waits longer than the timeout.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/games/lost_cities.h"
+#include "engine/games/match.h"
+
+namespace cfr::lc {
+
+inline constexpr std::string_view kExternalPrefix = "external:";
+inline constexpr int kExternalProtocolVersion = 1;
+
+struct ExternalOptions {
+  /// All answers to one round of decisions are due within this many seconds.
+  double move_timeout_s = 10.0;
+  /// The answer to the hello (a player's start-up, e.g. loading a network) is due within this.
+  double start_timeout_s = 30.0;
+  /// The player's stderr is appended to LOG_DIR/external-<command, sanitised>.log.
+  std::string log_dir = ".";
+  /// Longest answer line accepted (longer: the player is stopped, its games forfeited).
+  std::size_t max_line_bytes = 1 << 20;
+};
+
+/// Splits a command into its argument list: whitespace separates, '…' and "…" quote (no escapes,
+/// no expansion of anything). InputError for an empty command or an unbalanced quote.
+std::vector<std::string> split_command(std::string_view command);
+
+/// The log file's name for a command: external-<command with every character outside
+/// [A-Za-z0-9._-] as '_', at most 80 characters>.log
+std::string external_log_name(std::string_view command);
+
+/// A readable name of a legal action in s: "play c0:5", "discard c2:W", "draw deck", "take c3:4".
+std::string action_name(const State& s, int action);
+
+/// The protocol's "decide" message for the player to move in s (one line, no newline): its view
+/// of the state, the legal actions with their names and, when with_encoding, the encoding of
+/// engine/games/lost_cities.h (both flags on) from its seat.
+std::string decision_message(const State& s, std::uint64_t game, bool with_encoding);
+
+/// Starts the player and exchanges the hello. InputError naming the command when it cannot be
+/// run or does not answer the hello as the protocol says (the log file has its stderr).
+std::unique_ptr<BatchBot> make_external_player(std::string_view command, const Rules& rules,
+                                               const ExternalOptions& opts = {});
+
+}  // namespace cfr::lc

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""An external player (docs/external-players.md) that plays like discard_only and commits one
+fault, for tests/check_external.py:
+
+    faulty_player.py MODE N [MARKER]
+
+At its N-th decision (1-based) it commits fault MODE. With MARKER, only the first process does
+(it creates the file), so a restarted player plays cleanly. Modes: illegal, malformed, noaction,
+timeout (sleeps, answers nothing), skip_one (answers every decision of that round but one),
+exit, crash (SIGSEGV), stop_reading (reads no more input; asks for the encoding, so the engine's
+writes fill the pipe), bad_hello, silent_hello, none.
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+mode, n = sys.argv[1], int(sys.argv[2])
+marker = sys.argv[3] if len(sys.argv) > 3 else None
+armed = True
+if marker:
+    armed = not os.path.exists(marker)
+    if armed:
+        open(marker, "w").close()
+
+decisions = 0
+round_skipped = False
+print(f"faulty player: mode {mode} at decision {n}, armed {armed}", file=sys.stderr, flush=True)
+for line in sys.stdin:
+    msg = json.loads(line)
+    kind = msg["type"]
+    if kind == "hello":
+        if armed and mode == "bad_hello":
+            print("hello yourself", flush=True)
+            continue
+        if armed and mode == "silent_hello":
+            time.sleep(60)
+        print(json.dumps({"type": "ready", "version": 1, "encoding": mode == "stop_reading"}), flush=True)
+        continue
+    if kind == "quit":
+        break
+    if kind != "decide":
+        continue
+    decisions += 1
+    action = 1 if msg["phase"] == "card" else min(a["id"] for a in msg["legal"])
+    answer = json.dumps({"game": msg["game"], "action": action})
+    if armed and decisions == n:
+        print(f"faulty player: committing {mode} in game {msg['game']}", file=sys.stderr, flush=True)
+        if mode == "illegal":
+            answer = json.dumps({"game": msg["game"], "action": 99})
+        elif mode == "malformed":
+            answer = "this is not json"
+        elif mode == "noaction":
+            answer = json.dumps({"game": msg["game"], "move": action})
+        elif mode == "timeout":
+            time.sleep(60)
+        elif mode == "skip_one":
+            continue
+        elif mode == "exit":
+            sys.exit(3)
+        elif mode == "crash":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        elif mode == "stop_reading":
+            time.sleep(60)
+    print(answer, flush=True)

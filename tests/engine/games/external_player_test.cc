@@ -1,0 +1,146 @@
+// The external-player protocol's pieces that need no process (tests/check_external.py runs real
+// players): command splitting, action names, the decide message, and the match's event hooks and
+// forfeits that an external player relies on.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "engine/core/errors.h"
+#include "engine/games/bots.h"
+#include "engine/games/external_player.h"
+#include "engine/games/match.h"
+
+using namespace cfr::lc;
+
+TEST_CASE("split_command: whitespace separates, quotes group, nothing is expanded") {
+  CHECK(split_command("python3 p.py --n 3") == std::vector<std::string>{"python3", "p.py", "--n", "3"});
+  CHECK(split_command("  a  'b c'\"d\" $HOME;rm ") == std::vector<std::string>{"a", "b cd", "$HOME;rm"});
+  CHECK(split_command("x ''") == std::vector<std::string>{"x", ""});
+  CHECK_THROWS_AS(split_command("   "), cfr::InputError);
+  CHECK_THROWS_AS(split_command("a 'b"), cfr::InputError);
+  CHECK(external_log_name("python3 a/b.py") == "external-python3_a_b.py.log");
+}
+
+TEST_CASE("the decide message: the mover's view, legal actions with names, the encoding on request") {
+  const Rules rules{};
+  State s = State::deal(rules, 42);
+  cfr::Rng rng(5);
+  auto bot = make_bot("heuristic_noisy", rules);
+  for (int step = 0; step < 60 && !s.is_terminal(); ++step) {
+    const int me = s.current_player();
+    const auto j = nlohmann::json::parse(decision_message(s, 9, step % 7 == 0));
+    CHECK(j["type"] == "decide");
+    CHECK(j["game"] == 9);
+    CHECK(j["phase"] == (s.phase() == Phase::kCard ? "card" : "draw"));
+    REQUIRE(j["hand"].size() == static_cast<std::size_t>(s.hand_size(me)));
+    for (int i = 0; i < s.hand_size(me); ++i) CHECK(j["hand"][i] == card_name(rules, s.hand_card(me, i)));
+    CHECK(j["deck_size"] == s.deck_size());
+    CHECK(j["my_score"] == s.total(me));
+    CHECK(j["their_score"] == s.total(1 - me));
+    for (int c = 0; c < rules.n_colors; ++c) {
+      CHECK(j["my_expeditions"][c].size() == static_cast<std::size_t>(s.expedition_card_count(me, c)));
+      CHECK(j["their_expeditions"][c].size() == static_cast<std::size_t>(s.expedition_card_count(1 - me, c)));
+      CHECK(j["discard_piles"][c]["size"] == s.pile_size(c));
+      if (s.pile_size(c) > 0) CHECK(j["discard_piles"][c]["top"] == card_name(rules, s.pile_top(c)));
+    }
+    cfr::ActionMask mask = 0;
+    for (const auto& a : j["legal"]) {
+      const int id = a["id"];
+      mask |= cfr::ActionMask{1} << id;
+      const std::string name = a["name"];
+      if (id < rules.draw_deck_action())
+        CHECK(name == (id % 2 == 0 ? "play " : "discard ") + card_name(rules, s.hand_card(me, id / 2)));
+      else if (id == rules.draw_deck_action())
+        CHECK(name == "draw deck");
+      else
+        CHECK(name == "take " + card_name(rules, s.pile_top(id - rules.draw_deck_action() - 1)));
+    }
+    CHECK(mask == s.legal_mask());
+    if (step % 7 == 0) {
+      std::vector<float> enc(static_cast<std::size_t>(s.info_state_size()));
+      s.encode_info_state(me, enc);
+      REQUIRE(j["encoding"].size() == enc.size());
+      for (std::size_t i = 0; i < enc.size(); ++i) CHECK(j["encoding"][i].get<float>() == enc[i]);
+    } else {
+      CHECK_FALSE(j.contains("encoding"));
+    }
+    s.apply_action(bot->choose_action(s, rng));
+  }
+}
+
+namespace {
+// Plays discard_only as a batch bot, records the match events, and forfeits game `forfeit_game`
+// at its first decision.
+class Recorder final : public BatchBot {
+ public:
+  explicit Recorder(int forfeit_game) : forfeit_game_(forfeit_game) {}
+  std::string_view name() const noexcept override { return "recorder"; }
+  void game_started(int, int seat, std::uint64_t) override {
+    ++started;
+    seats_ok = seats_ok && (seat == 0 || seat == 1);
+  }
+  void move_made(int, const State&, int) override { ++moves; }
+  void game_ended(int game, const State&, int forfeited_by) override {
+    ++ended;
+    if (forfeited_by >= 0) forfeited_games.push_back(game);
+  }
+  void match_ended() override { ++matches; }
+  std::string forfeit_cause(int game) const override { return "forfeit of game " + std::to_string(game); }
+  void choose_actions(std::span<const State* const> states, std::span<cfr::Rng* const> rngs, std::span<const int> games,
+                      std::span<int> actions) override {
+    for (std::size_t i = 0; i < states.size(); ++i)
+      actions[i] = games[i] == forfeit_game_ ? kForfeit : bot_->choose_action(*states[i], *rngs[i]);
+  }
+  int started = 0, moves = 0, ended = 0, matches = 0;
+  bool seats_ok = true;
+  std::vector<int> forfeited_games;
+
+ private:
+  int forfeit_game_;
+  std::unique_ptr<Bot> bot_ = make_bot("discard_only", Rules{});
+};
+}  // namespace
+
+TEST_CASE("match events reach a batch player; a forfeit is a loss with its cause; stop_on_fault stops") {
+  auto other = make_bot("heuristic_balanced", Rules{});
+  Recorder rec(3);
+  const MatchReport r = run_match_players({.batch = &rec}, {.bot = other.get()}, {.games = 10, .seed = 4}, 4);
+  CHECK(r.games == 10);
+  CHECK(rec.started == 10);
+  CHECK(rec.ended == 10);
+  CHECK(rec.matches == 1);
+  CHECK(rec.seats_ok);
+  CHECK(rec.moves == static_cast<int>(r.length_sum));
+  CHECK(r.decisions0 + r.decisions1 == static_cast<long>(r.length_sum));
+  CHECK(rec.forfeited_games == std::vector<int>{3});
+  REQUIRE(r.faults.size() == 1);
+  CHECK(r.faults[0].game == 3);
+  CHECK(r.faults[0].player == 0);
+  CHECK(r.faults[0].cause == "forfeit of game 3");
+  CHECK(r.forfeits(0) == 1);
+  CHECK(r.forfeits(1) == 0);
+  CHECK(!r.stopped);
+  CHECK(r.timeouts == 0);  // a forfeit is not an action-cap timeout
+  CHECK(nlohmann::json::parse(report_json(r))["forfeits0"] == 1);
+  // discard_only never wins against heuristic_balanced here but for the forfeit the loss count is
+  // the same game's: compare with the match without the forfeit.
+  Recorder clean(-1);
+  const MatchReport c = run_match_players({.batch = &clean}, {.bot = other.get()}, {.games = 10, .seed = 4}, 4);
+  CHECK(r.losses == c.losses + (c.played[3] && c.diffs[3] >= 0 ? 1 : 0));
+
+  // Seat 1 forfeiting (player 1 is bot 1) counts as bot 0's win.
+  Recorder rec1(2);
+  auto me = make_bot("discard_only", Rules{});
+  const MatchReport r1 = run_match_players({.bot = me.get()}, {.batch = &rec1}, {.games = 6, .seed = 4}, 4);
+  REQUIRE(r1.faults.size() == 1);
+  CHECK(r1.faults[0].player == 1);
+  CHECK(r1.forfeits(1) == 1);
+  CHECK(r1.wins >= 1);
+
+  Recorder stopper(1);
+  const MatchReport s = run_match_players({.batch = &stopper}, {.bot = other.get()},
+                                          {.games = 10, .seed = 4, .stop_on_fault = true}, 4);
+  CHECK(s.stopped);
+  CHECK(s.stop_cause == "recorder forfeits game 1: forfeit of game 1");
+  CHECK(s.games < 10);
+  CHECK(stopper.matches == 1);
+}
