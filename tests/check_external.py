@@ -9,6 +9,7 @@ Cases:
                     one game at a time and multiplexed
   reproducible      two external players in one match (two processes), twice: same reports
   ladder            an external player in a cfr-ladder round robin
+  events            8 games in flight: the opponent's moves as told add up to each decide's view
   illegal malformed noaction exit crash timeout
                     one fault at the 5th decision, one game at a time: exactly 1 forfeit with its
                     cause, the match goes on to its 10 games, the player restarted cleanly
@@ -101,6 +102,12 @@ elif case == "reproducible":
     need(a.get("games") == 20 and a.get("forfeits0") == 0 and a.get("forfeits1") == 0, "forfeits or missing games")
     same_report(a, b, "second run")
     need(a.get("avg_score_diff", 0) != 0, "random vs discard_only: no score difference at all")
+elif case == "events":
+    r, _ = match(f"{faulty} none 0", "heuristic_balanced", "--parallel", "8", games=16)
+    need(r.get("games") == 16 and r.get("forfeits0") == 0, f"{r.get('games')} games, {r.get('forfeits0')} forfeits")
+    log = open(os.path.join(work, [f for f in os.listdir(work) if f.endswith(".log")][0])).read()
+    need("MISMATCH" not in log, "a decide disagrees with the moves told")
+    need(f"views consistent in {r.get('decisions0')} decisions" in log, "the player did not report its checks")
 elif case == "ladder":
     p = run([ladder, "random", discard, "heuristic_balanced", "--games", "20", "--seed", "1", "--player-logs", work,
              "--json", os.path.join(work, "ladder.json")])
@@ -112,6 +119,9 @@ elif case in ("illegal", "malformed", "noaction"):
     words = {"illegal": ["illegal action 99", '"action": 99'], "malformed": ["malformed answer", "this is not json"],
              "noaction": ["no integer \"action\"", '"move"']}[case]
     one_fault(case, words)
+    # The player still knows the game: it is told it ended, forfeited, as a loss.
+    log = open(os.path.join(work, [f for f in os.listdir(work) if f.endswith(".log")][0])).read()
+    need(": forfeit, result loss" in log, "the player was not told the forfeited game's end")
 elif case == "exit":
     one_fault("exit", ["exited with status 3"])
 elif case == "crash":

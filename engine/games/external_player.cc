@@ -238,7 +238,7 @@ class ExternalPlayer final : public BatchBot {
     const auto it = games_.find(game);
     if (it == games_.end()) return;
     const Game& g = it->second;
-    if (live(g)) {
+    if (known(g)) {  // a forfeited game too: the player hears how it ended
       const int mine = final.total(g.seat), theirs = final.total(1 - g.seat);
       const char* result = forfeited_by >= 0 ? (forfeited_by == g.seat ? "loss" : "win")
                            : mine > theirs   ? "win"
@@ -254,7 +254,7 @@ class ExternalPlayer final : public BatchBot {
 
   void match_ended() override {
     for (const auto& [k, g] : games_)
-      if (live(g)) fmt::format_to(std::back_inserter(out_buf_), R"({{"type":"end","game":{},"reason":"abandoned"}})" "\n", g.uid);
+      if (known(g)) fmt::format_to(std::back_inserter(out_buf_), R"({{"type":"end","game":{},"reason":"abandoned"}})" "\n", g.uid);
     games_.clear();
     if (proc_ && !out_buf_.empty()) {
       const IoEnd e = run_io(opts_.move_timeout_s, nullptr);
@@ -314,7 +314,10 @@ class ExternalPlayer final : public BatchBot {
     int game = 0;           // the match's game index
   };
 
-  bool live(const Game& g) const { return g.cause.empty() && g.generation == generation_ && proc_.has_value(); }
+  /// The running process knows the game (it was started by this process).
+  bool known(const Game& g) const { return g.generation == generation_ && proc_.has_value(); }
+  /// ... and the game is not forfeited: it is told the game's moves.
+  bool live(const Game& g) const { return g.cause.empty() && known(g); }
 
   void forfeit(const Awaited& a, std::span<int> actions, std::string cause) {
     actions[a.index] = kForfeit;

@@ -25,7 +25,8 @@ if marker:
         open(marker, "w").close()
 
 decisions = 0
-round_skipped = False
+their = {}  # game id -> the opponent's expeditions as its "move" messages built them
+opponent_moves = 0
 print(f"faulty player: mode {mode} at decision {n}, armed {armed}", file=sys.stderr, flush=True)
 for line in sys.stdin:
     msg = json.loads(line)
@@ -39,10 +40,36 @@ for line in sys.stdin:
         print(json.dumps({"type": "ready", "version": 1, "encoding": mode == "stop_reading"}), flush=True)
         continue
     if kind == "quit":
+        print(f"faulty player: views consistent in {decisions} decisions, {opponent_moves} opponent moves",
+              file=sys.stderr, flush=True)
         break
+    if kind == "start":
+        their[msg["game"]] = None
+        continue
+    if kind == "move":
+        # The opponent's plays, told as they happen, must add up to what the next decide shows.
+        opponent_moves += 1
+        verb, card = (msg["name"].split(" ") + [""])[:2]
+        if verb == "play":
+            exps = their[msg["game"]]
+            if exps is None:
+                exps = their[msg["game"]] = [[] for _ in range(5)]
+            exps[int(card[1:card.index(":")])].append(card)
+        continue
+    if kind == "end":
+        if msg.get("reason") == "forfeit":
+            print(f"faulty player: end of game {msg['game']}: forfeit, result {msg['result']}", file=sys.stderr, flush=True)
+        their.pop(msg["game"], None)
+        continue
     if kind != "decide":
         continue
     decisions += 1
+    seen = their.get(msg["game"]) or [[] for _ in range(5)]
+    if seen != msg["their_expeditions"]:
+        print(f"faulty player: MISMATCH in game {msg['game']}: moves {seen}, decide {msg['their_expeditions']}",
+              file=sys.stderr, flush=True)
+        print(json.dumps({"game": msg["game"], "action": 99}), flush=True)
+        continue
     action = 1 if msg["phase"] == "card" else min(a["id"] for a in msg["legal"])
     answer = json.dumps({"game": msg["game"], "action": action})
     if armed and decisions == n:
