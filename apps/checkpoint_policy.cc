@@ -170,7 +170,7 @@ std::unique_ptr<lc::BatchBot> make_snapshot_player(const std::string& run_dir, c
     iterations.push_back(it);
     weights.push_back(read_snapshot(path, nets->total_parameters()));
   }
-  LostCitiesTraversalGame game{.rules = config.rules, .encoding = config.encoding};
+  LostCitiesTraversalGame game{.rules = config.rules, .encoding = config.encoding, .bot = nullptr};
   return std::make_unique<SnapshotBatchBot>(std::move(nets), std::move(iterations), std::move(weights),
                                             config.weighting_mode == "lcfr", game,
                                             config.all_negative_fallback == "argmax" ? RmFallback::kArgmax : RmFallback::kUniform,

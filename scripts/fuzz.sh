@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config replay policy checkpoint set rules)
+[ ${#targets[@]} -gt 0 ] || targets=(config replay policy checkpoint set rules serve_api)
 scripts/setup.sh --deps
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DCFR_FUZZ=ON \
   -DCFR_WITH_TORCH=OFF -DCFR_BUILD_TESTS=OFF -DCFR_BUILD_BENCH=OFF

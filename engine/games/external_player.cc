@@ -33,6 +33,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/errors.h"
+#include "engine/games/replay.h"
 
 namespace cfr::lc {
 
@@ -174,13 +175,6 @@ std::string decision_message(const State& s, std::uint64_t game, bool with_encod
 }
 
 namespace {
-
-nlohmann::json rules_json(const Rules& r) {
-  return {{"n_colors", r.n_colors},       {"n_ranks", r.n_ranks},
-          {"min_rank", r.min_rank},       {"n_handshakes", r.n_handshakes},
-          {"hand_size", r.hand_size},     {"expedition_penalty", r.expedition_penalty},
-          {"bonus_threshold", r.bonus_threshold}, {"bonus_amount", r.bonus_amount}};
-}
 
 /// A line of the player's output as a cause can quote it: at most 200 bytes.
 std::string quoted(std::string_view line) {
@@ -461,7 +455,7 @@ class ExternalPlayer final : public BatchBot {
     const nlohmann::json hello = {{"type", "hello"},
                                   {"protocol", "lost-cities-external"},
                                   {"version", kExternalProtocolVersion},
-                                  {"rules", rules_json(rules_)},
+                                  {"rules", nlohmann::json::parse(rules_json_text(rules_))},
                                   {"action_size", rules_.action_size()},
                                   {"encoding_size", encoding_size(rules_, EncodingOptions{})},
                                   {"move_timeout_s", opts_.move_timeout_s}};

@@ -94,9 +94,8 @@ int State::score_of(const Rules& r, const Expedition& e) noexcept {
   return s;
 }
 
-State State::deal(const Rules& rules, std::uint64_t seed) {
+int State::shuffled_deck(const Rules& rules, std::uint64_t seed, std::span<int, kMaxDeck> ids) {
   rules.validate();
-  std::array<int, kMaxDeck> ids{};
   int n = 0;
   for (int c = 0; c < rules.n_colors; ++c) {
     for (int w = 0; w < rules.n_handshakes; ++w) ids[n++] = card_id(rules, Card::make(c, 0));
@@ -104,6 +103,12 @@ State State::deal(const Rules& rules, std::uint64_t seed) {
   }
   Rng rng(seed);
   for (int i = n - 1; i > 0; --i) std::swap(ids[i], ids[rng.below(static_cast<std::uint32_t>(i + 1))]);
+  return n;
+}
+
+State State::deal(const Rules& rules, std::uint64_t seed) {
+  std::array<int, kMaxDeck> ids{};
+  const int n = shuffled_deck(rules, seed, ids);
   return from_deck(rules, std::span<const int>(ids.data(), n));
 }
 

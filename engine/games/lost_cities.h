@@ -116,6 +116,9 @@ class State {
   /// Deals from a given deck before dealing (public card ids, top = last element). Throws
   /// InputError when the deck is not exactly the rules' multiset of cards.
   static State from_deck(const Rules& rules, std::span<const int> deck_ids);
+  /// The deck deal(rules, seed) deals, as public card ids before dealing (top = last): what a
+  /// transcript records. Writes rules.deck_size() ids into out and returns that count.
+  static int shuffled_deck(const Rules& rules, std::uint64_t seed, std::span<int, kMaxDeck> out);
 
   // --- game concept -------------------------------------------------------------------------
   int current_player() const noexcept { return current_player_; }

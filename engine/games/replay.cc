@@ -133,6 +133,29 @@ ReplayGame parse_replay_line(std::string_view text, int line, int index, std::st
   return g;
 }
 
+std::string rules_json_text(const Rules& r) {
+  return json{{"n_colors", r.n_colors},         {"n_ranks", r.n_ranks},
+              {"min_rank", r.min_rank},         {"n_handshakes", r.n_handshakes},
+              {"hand_size", r.hand_size},       {"expedition_penalty", r.expedition_penalty},
+              {"bonus_threshold", r.bonus_threshold}, {"bonus_amount", r.bonus_amount}}
+      .dump();
+}
+
+std::string transcript_line(int game, const Rules& rules, std::span<const int> deck, std::span<const int> actions,
+                            const std::array<std::optional<std::string>, 2>& bots) {
+  State s = State::from_deck(rules, deck);
+  for (const int a : actions) s.apply_action(a);
+  json j = {{"game", game},
+            {"rules", json::parse(rules_json_text(rules))},
+            {"deck", std::vector<int>(deck.begin(), deck.end())},
+            {"actions", std::vector<int>(actions.begin(), actions.end())},
+            {"terminal", s.is_terminal()},
+            {"totals", {s.total(0), s.total(1)}}};
+  for (int b = 0; b < 2; ++b)
+    if (bots[b]) j[fmt::format("bot{}", b)] = *bots[b];
+  return j.dump();
+}
+
 std::vector<std::string> read_lines(const std::string& path) {
   require_readable_file(path);
   gzFile f = gzopen(path.c_str(), "rb");

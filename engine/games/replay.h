@@ -8,6 +8,7 @@
 #include <array>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,15 @@ Rules rules_from_json_text(std::string_view json_object_text, std::string_view w
 
 /// Parses one line. Throws InputError("<file>:<line>: ...") naming the field at fault.
 ReplayGame parse_replay_line(std::string_view text, int line, int index, std::string_view file);
+
+/// Every rule knob as a JSON object's text (what rules_from_json_text reads back).
+std::string rules_json_text(const Rules& rules);
+
+/// One transcript line (no newline) of a game dealt from `deck` (State::shuffled_deck) and played
+/// with `actions`: game, rules, deck, actions, the players' names where given (only names of
+/// bots belong there: parse_replay_line checks them), terminal and totals of the final state.
+std::string transcript_line(int game, const Rules& rules, std::span<const int> deck, std::span<const int> actions,
+                            const std::array<std::optional<std::string>, 2>& bots);
 
 /// Reads every non-blank line of a file (plain or gzip-compressed).
 std::vector<std::string> read_lines(const std::string& path);

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""check_serve_api.py BIN_DIR WORK_DIR: cfr-serve's API without a browser. Bad input gets a clear
+4xx and changes nothing: malformed JSON, unknown fields, unknown ids, illegal moves, moves out of
+turn or after the end, oversized bodies, paths outside the served folders, wrong methods; a game
+is private to its id; SIGINT exits 0. Prints "ok: ..." or "FAIL: ..." (exit 1)."""
+import json
+import os
+import socket
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_helpers import Server, fail  # noqa: E402
+
+bin_dir, work = sys.argv[1:3]
+work = os.path.join(work, "serve_api")
+os.makedirs(work, exist_ok=True)
+checks = 0
+
+
+def expect(got, status, words, what):
+    global checks
+    st, body = got
+    if st != status:
+        fail("api", f"{what}: status {st}, expected {status}: {body}")
+    if words and (not isinstance(body, dict) or words not in body.get("error", "")):
+        fail("api", f"{what}: error {body!r} lacks {words!r}")
+    checks += 1
+    return body
+
+
+def raw_request(url, text):
+    """Sends raw HTTP bytes (paths urllib would normalise) and returns the status code."""
+    host, port = url.split("//")[1].split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as s:
+        s.sendall(text.encode())
+        data = s.recv(4096).decode(errors="replace")
+    return int(data.split(" ")[1])
+
+
+with Server(bin_dir, work) as srv:
+    c = srv.call
+    expect(c("POST", "/api/games", raw=b"{not json"), 400, "not valid JSON", "malformed JSON")
+    expect(c("POST", "/api/games", raw=b"[1,2]"), 400, "JSON object", "an array body")
+    expect(c("POST", "/api/games", {"opponent": "heuristic_balanced", "colour": 1}), 400, "unknown field 'colour'", "unknown field")
+    expect(c("POST", "/api/games", {"seat": 0}), 400, "'opponent'", "missing opponent")
+    expect(c("POST", "/api/games", {"opponent": "heuristic_balanced", "seat": 2}), 400, "'seat'", "seat 2")
+    expect(c("POST", "/api/games", {"opponent": "heuristic_balanced", "seed": -1}), 400, "'seed'", "negative seed")
+    expect(c("POST", "/api/games", {"opponent": "nobody"}), 422, "opponent 'nobody'", "unknown bot")
+    expect(c("POST", "/api/games", {"opponent": "checkpoint:/no/such/run"}), 422, "opponent", "missing checkpoint")
+    expect(c("GET", "/api/games"), 405, "POST", "GET on the games collection")
+    expect(c("GET", "/api/games/0123456789abcdef0123456789abcdef"), 404, "no such game", "unknown id")
+    expect(c("POST", "/api/games/0123456789abcdef0123456789abcdef/move", {"action": 1}), 404, "no such game", "move in an unknown game")
+    g = expect(c("POST", "/api/games", {"opponent": "heuristic_balanced", "seat": 0, "seed": 9}), 201, None, "a new game")
+    gid = g["id"]
+    if len(gid) != 32 or g["to_move"] != "you" or g["phase"] != "card":
+        fail("api", f"new game: id {gid!r}, to_move {g['to_move']}, phase {g['phase']}")
+    other = expect(c("POST", "/api/games", {"opponent": "random", "seat": 1, "seed": 9}), 201, None, "a second game")
+    if other["id"] == gid:
+        fail("api", "two games share an id")
+    before = expect(c("GET", f"/api/games/{gid}"), 200, None, "the game's view")
+    expect(c("POST", f"/api/games/{gid}/move", raw=b'{"action": "x"}'), 400, "'action'", "a string action")
+    expect(c("POST", f"/api/games/{gid}/move", {"action": 99}), 400, "'action'", "an action out of range")
+    expect(c("POST", f"/api/games/{gid}/move", {"action": 16}), 422, "not legal", "drawing in the card phase")
+    expect(c("POST", f"/api/games/{gid}/move", raw=b'{"action": 1' + b' ' * 70000 + b'}'), 413, "too large", "an oversized body")
+    after = expect(c("GET", f"/api/games/{gid}"), 200, None, "the view after refused moves")
+    if after != before:
+        fail("api", "a refused request changed the game")
+    # Play the game out with legal moves; then no more moves.
+    v = after
+    while not v["over"]:
+        pick = v["legal"][-1 if v["phase"] == "card" else 0]["id"]  # the draw phase: the deck, so the game ends
+        v = expect(c("POST", f"/api/games/{gid}/move", {"action": pick}), 200, None, "a legal move")
+    expect(c("POST", f"/api/games/{gid}/move", {"action": 1}), 409, "over", "a move after the end")
+    st, line = c("GET", f"/api/games/{gid}/transcript")
+    if st != 200 or line.get("totals") != [v["result"]["you"], v["result"]["opponent"]] or line.get("bot1") != "heuristic_balanced":
+        fail("api", f"transcript: {st} {str(line)[:200]}")
+    checks += 1
+    # Paths outside the served folders, odd characters, unknown pages and resources.
+    for path in ("/static/../../etc/passwd", "/static/..", "/api/../../etc/passwd", "/static/%2e%2e/x", "/a//b", "/static/a\\b"):
+        st = raw_request(srv.url, f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        if st != 400:
+            fail("api", f"GET {path}: status {st}, expected 400")
+        checks += 1
+    expect(c("GET", "/static/nothing.js"), 404, "no such page", "a missing static file")
+    expect(c("GET", "/static/style.css/x"), 404, None, "a path under a file")
+    expect(c("GET", "/etc/passwd"), 404, "no such page", "an unknown page")
+    expect(c("GET", "/api/nothing"), 404, "no such API resource", "an unknown API resource")
+    expect(c("GET", "/api/runs/nothing"), 404, "no run named", "an unknown run")
+    expect(c("POST", "/api/replay", raw=b"not a transcript\n"), 422, "invalid JSON", "a bad transcript")
+    expect(c("POST", "/api/replay", raw=b'{"deck": [1], "actions": []}\n'), 422, "deck", "a transcript with a bad deck")
+    expect(c("POST", "/api/replay?game=x", raw=b"{}"), 400, "'game'", "a bad game index")
+    st = raw_request(srv.url, "POST /api/replay HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n")
+    if st != 413:
+        fail("api", f"a 100 MB upload announced: status {st}, expected 413")
+    checks += 1
+    st, stats = c("GET", "/api/stats")
+    if st != 200 or stats.get("games_created") != 2 or stats.get("live_games") != 2:
+        fail("api", f"stats {stats}: expected exactly the 2 games created")
+    checks += 1
+log = open(os.path.join(work, "serve.log")).read()
+if log.count(" ms\n") < checks:
+    fail("api", f"{log.count(' ms')} request lines logged for {checks} requests")
+print(f"ok: api: {checks} checks; every request logged; SIGINT exits 0")
