@@ -93,9 +93,15 @@ with Server(bin_dir, work) as srv:
     if st != 413:
         fail("api", f"a 100 MB upload announced: status {st}, expected 413")
     checks += 1
+    # An external program as the opponent (docs/external-players.md): it answers through the protocol.
+    player = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "players", "random_player.py")
+    ext = expect(c("POST", "/api/games", {"opponent": f"external:python3 {player}", "seat": 1, "seed": 4}), 201, None,
+                 "a game against an external player")
+    if ext["to_move"] != "you" or len(ext["last_opponent_moves"]) != 2:
+        fail("api", f"external opponent: to_move {ext['to_move']}, its moves {ext['last_opponent_moves']}")
     st, stats = c("GET", "/api/stats")
-    if st != 200 or stats.get("games_created") != 2 or stats.get("live_games") != 2:
-        fail("api", f"stats {stats}: expected exactly the 2 games created")
+    if st != 200 or stats.get("games_created") != 3 or stats.get("live_games") != 3:
+        fail("api", f"stats {stats}: expected exactly the 3 games created")
     checks += 1
 log = open(os.path.join(work, "serve.log")).read()
 if log.count(" ms\n") < checks:
