@@ -8,6 +8,7 @@
 #include "apps/algorithms/deep_cfr/evaluation.h"
 #include "apps/algorithms/snapshots.h"
 #include "apps/checkpoint_format.h"
+#include "apps/search_player.h"
 #include "apps/deep_cfr.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
@@ -219,13 +220,21 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path) {
   return p;
 }
 
+Evaluator& CheckpointPolicy::strategy() const { return state->nets->evaluator(kStrategyNet); }
+const LostCitiesTraversalGame& CheckpointPolicy::game() const { return state->game; }
+
 TabularPolicy CheckpointPolicy::tabular(const GameTree& tree) const {
   return strategy_policy(tree, state->nets->evaluator(kStrategyNet));
 }
 
 AnyPlayer make_any_player(const std::string& name, const lc::Rules& rules, const lc::ExternalOptions& external) {
-  static constexpr std::string_view kGreedy = "checkpoint:", kSampled = "checkpoint-sampled:", kSnapshots = "snapshots:";
+  static constexpr std::string_view kGreedy = "checkpoint:", kSampled = "checkpoint-sampled:", kSnapshots = "snapshots:",
+                                    kSearch = "search:";
   AnyPlayer out;
+  if (name.rfind(kSearch, 0) == 0) {
+    out.batch = make_search_player(name.substr(kSearch.size()), rules);
+    return out;
+  }
   if (name.rfind(kSnapshots, 0) == 0) {
     out.batch = make_snapshot_player(name.substr(kSnapshots.size()), rules);
     return out;

@@ -33,6 +33,9 @@ struct CheckpointPolicy {
   std::unique_ptr<lc::BatchBot> batch_bot(PlayMode play = PlayMode::kGreedy) const;
   /// Kuhn / Leduc: the strategy network's policy on every information set.
   TabularPolicy tabular(const GameTree& tree) const;
+  /// The strategy network and the game adapter (encoding) it reads (the search player's).
+  Evaluator& strategy() const;
+  const LostCitiesTraversalGame& game() const;
 };
 
 /// Throws InputError naming the path and what is wrong or missing.
@@ -58,6 +61,6 @@ AnyPlayer make_any_player(const std::string& name, const lc::Rules& rules, const
 
 /// What a PLAYER argument accepts, for --help texts.
 inline constexpr std::string_view kPlayerKinds =
-    "a bot's name, checkpoint:PATH, checkpoint-sampled:PATH, snapshots:RUN_DIR or external:COMMAND";
+    "a bot's name, checkpoint:PATH, checkpoint-sampled:PATH, snapshots:RUN_DIR, search:PATH?k=3&n=8 or external:COMMAND";
 
 }  // namespace cfr

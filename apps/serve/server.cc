@@ -118,7 +118,15 @@ class Server {
         if (!acceptor.is_open()) co_return;
         continue;
       }
-      asio::co_spawn(ioc_, session(std::move(socket)), asio::detached);
+      // An exception escaping a connection ends that connection only, never the server.
+      asio::co_spawn(ioc_, session(std::move(socket)), [](std::exception_ptr e) {
+        if (!e) return;
+        try {
+          std::rethrow_exception(e);
+        } catch (const std::exception& x) {
+          std::cerr << "cfr-serve: a connection failed: " << x.what() << std::endl;
+        }
+      });
     }
   }
 
@@ -213,6 +221,12 @@ class Server {
       co_return error(e.status, e.what());
     } catch (const InputError& e) {
       co_return error(422, e.what());
+    } catch (const std::exception& e) {
+      // A bug, not the request's fault: answered (500) and logged; the server goes on.
+      std::cerr << fmt::format("cfr-serve: internal error on {} {}: {}", std::string(req.method_string()),
+                               std::string(req.target()), e.what())
+                << std::endl;
+      co_return error(500, fmt::format("internal error: {}", e.what()));
     }
   }
 
@@ -220,7 +234,11 @@ class Server {
     const auto& s = t.segments;
     const std::size_t n = s.size();
     if (n == 2 && s[1] == "players") {
-      json j = {{"bots", lc::bot_names()}, {"checkpoints", runs_.checkpoints()}, {"others", opts_.opponents}};
+      // Each checkpoint also as the determinized search player over it (docs/search.md).
+      json searches = json::array();
+      for (const auto& c : runs_.checkpoints()) searches.push_back("search:" + c.substr(std::string_view("checkpoint:").size()) + "?k=3&n=8");
+      json j = {{"bots", lc::bot_names()}, {"checkpoints", runs_.checkpoints()}, {"searches", std::move(searches)},
+                {"others", opts_.opponents}};
       co_return json_response(200, j);
     }
     if (n == 2 && s[1] == "stats") {

@@ -1,0 +1,224 @@
+#include "apps/search_player.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "apps/checkpoint_policy.h"
+#include "engine/core/errors.h"
+#include "engine/core/rng.h"
+#include "engine/traversal/traversal.h"
+#include "engine/traversal/traversal_games.h"
+#include "sched/evaluator.h"
+
+namespace cfr {
+
+namespace {
+
+int parse_int(const std::string& key, const std::string& v, int lo, int hi) {
+  if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < lo ||
+      std::stoi(v) > hi)
+    throw InputError(fmt::format("search: {}={}: must be an integer in [{}, {}]", key, v, lo, hi));
+  return std::stoi(v);
+}
+
+}  // namespace
+
+SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint) {
+  SearchOptions o;
+  const auto q = spec.find('?');
+  checkpoint = spec.substr(0, q);
+  if (checkpoint.empty()) throw InputError("search: needs a checkpoint, e.g. search:runs/quickstart?k=3&n=8");
+  std::string rest = q == std::string::npos ? "" : spec.substr(q + 1);
+  while (!rest.empty()) {
+    const auto amp = rest.find('&');
+    const std::string kv = rest.substr(0, amp);
+    rest = amp == std::string::npos ? "" : rest.substr(amp + 1);
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos) throw InputError(fmt::format("search: '{}': want key=value (keys k, n, prior, cap, rollout)", kv));
+    const std::string key = kv.substr(0, eq), v = kv.substr(eq + 1);
+    if (key == "k")
+      o.top_k = parse_int(key, v, 1, 16);
+    else if (key == "n")
+      o.deals = parse_int(key, v, 1, 4096);
+    else if (key == "cap")
+      o.rollout_cap = parse_int(key, v, 0, 100000);
+    else if (key == "prior") {
+      char* end = nullptr;
+      o.prior = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !std::isfinite(o.prior) || o.prior < 0)
+        throw InputError(fmt::format("search: prior={}: must be a number ≥ 0", v));
+    } else if (key == "rollout") {
+      if (v != "sampled" && v != "greedy") throw InputError(fmt::format("search: rollout={}: must be sampled or greedy", v));
+      o.sampled_rollouts = v == "sampled";
+    } else {
+      throw InputError(fmt::format("search: unknown key '{}' (keys: k, n, prior, cap, rollout)", key));
+    }
+  }
+  return o;
+}
+
+namespace {
+
+class SearchBatchBot final : public lc::BatchBot {
+ public:
+  SearchBatchBot(CheckpointPolicy policy, SearchOptions o, std::string name)
+      : policy_(std::move(policy)), net_(policy_.strategy()), game_(policy_.game()), o_(o), name_(std::move(name)) {}
+
+  std::string_view name() const noexcept override { return name_; }
+
+  void choose_actions(std::span<const lc::State* const> states, std::span<Rng* const>, std::span<const int> games,
+                      std::span<int> actions) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t n = states.size(), A = static_cast<std::size_t>(game_.num_actions());
+    // The network on every decision: its probabilities give the candidates and the prior.
+    std::vector<const lc::State*> roots(states.begin(), states.end());
+    forward(roots);
+    std::vector<std::array<float, kMaxTraversalActions>> prior(n);
+    std::vector<std::vector<int>> candidates(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const ActionMask legal = states[i]->legal_mask();
+      masked_softmax(out_.data() + i * A, legal, static_cast<int>(A), prior[i].data());
+      std::vector<int> ids;
+      for (ActionMask m = legal; m != 0; m &= m - 1) ids.push_back(std::countr_zero(m));
+      std::stable_sort(ids.begin(), ids.end(), [&](int a, int b) { return prior[i][a] > prior[i][b]; });
+      ids.resize(std::min<std::size_t>(ids.size(), static_cast<std::size_t>(o_.top_k)));
+      candidates[i] = std::move(ids);
+      actions[i] = candidates[i][0];  // the network's move, unless search finds better
+    }
+    // Rollouts: each candidate of each decision on the same deals.
+    struct Rollout {
+      lc::State s;
+      Rng rng;
+      std::size_t decision;
+      std::size_t candidate;
+      int steps;
+    };
+    std::vector<Rollout> rolls;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (candidates[i].size() < 2) continue;
+      const int me = states[i]->current_player();
+      const auto g = static_cast<std::uint64_t>(games[i]), m = static_cast<std::uint64_t>(states[i]->move_count());
+      for (int j = 0; j < o_.deals; ++j) {
+        lc::State deal = *states[i];
+        Rng deal_rng(derive_seed(kSearchStream, g, m, static_cast<std::uint64_t>(j)));
+        deal.resample_hidden(me, deal_rng);
+        for (std::size_t c = 0; c < candidates[i].size(); ++c) {
+          Rollout r{deal, Rng(derive_seed(kSearchStream + 1, g, m, static_cast<std::uint64_t>(j))), i, c, 0};
+          r.s.apply_action(candidates[i][c]);
+          rolls.push_back(std::move(r));
+        }
+      }
+    }
+    std::vector<std::size_t> active;
+    std::vector<const lc::State*> batch;
+    for (;;) {
+      active.clear();
+      batch.clear();
+      for (std::size_t r = 0; r < rolls.size(); ++r)
+        if (!rolls[r].s.is_terminal() && rolls[r].steps < o_.rollout_cap) {
+          active.push_back(r);
+          batch.push_back(&rolls[r].s);
+        }
+      if (active.empty()) break;
+      forward(batch);
+      ++forwards_;
+      for (std::size_t b = 0; b < active.size(); ++b) {
+        Rollout& r = rolls[active[b]];
+        const ActionMask legal = r.s.legal_mask();
+        const float* o = out_.data() + b * A;
+        int a;
+        if (o_.sampled_rollouts) {
+          float probs[kMaxTraversalActions];
+          masked_softmax(o, legal, static_cast<int>(A), probs);
+          a = sample_action(probs, legal, r.rng);
+        } else {
+          a = std::countr_zero(legal);
+          for (ActionMask m = legal; m != 0; m &= m - 1)
+            if (o[std::countr_zero(m)] > o[a]) a = std::countr_zero(m);
+        }
+        r.s.apply_action(a);
+        ++r.steps;
+        ++rollout_moves_;
+      }
+    }
+    // Values: the mean final score difference from the decider's seat, plus the prior bonus.
+    std::vector<std::array<double, 16>> sum(n);
+    for (auto& s : sum) s.fill(0.0);
+    for (const Rollout& r : rolls) sum[r.decision][r.candidate] += r.s.returns(states[r.decision]->current_player());
+    for (std::size_t i = 0; i < n; ++i) {
+      if (candidates[i].size() < 2) continue;
+      double best = -1e300;
+      for (std::size_t c = 0; c < candidates[i].size(); ++c) {
+        const double v = sum[i][c] / o_.deals + o_.prior * prior[i][candidates[i][c]];
+        if (v > best) {
+          best = v;
+          actions[i] = candidates[i][c];
+        }
+      }
+      if (actions[i] != candidates[i][0]) ++overrides_;
+      ++searched_;
+    }
+    decisions_ += static_cast<long>(n);
+    rollouts_ += static_cast<long>(rolls.size());
+    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  void match_ended() override {
+    if (decisions_ == 0) return;
+    std::cerr << fmt::format(
+        "{}: {} decisions ({} searched, {} overriding the network): {:.1f} rollouts, {:.0f} rollout moves, "
+        "{:.2f} ms per decision; {} forwards\n",
+        name_, decisions_, searched_, overrides_, static_cast<double>(rollouts_) / decisions_,
+        static_cast<double>(rollout_moves_) / decisions_, 1e3 * seconds_ / decisions_, forwards_);
+    decisions_ = searched_ = overrides_ = rollouts_ = rollout_moves_ = forwards_ = 0;
+    seconds_ = 0;
+  }
+
+ private:
+  /// The strategy network on states (each from its mover's seat), in chunks the evaluator accepts.
+  void forward(const std::vector<const lc::State*>& states) {
+    const std::size_t n = states.size(), W = static_cast<std::size_t>(game_.input_width()),
+                      A = static_cast<std::size_t>(game_.num_actions());
+    in_.resize(n * W);
+    out_.resize(n * A);
+    legal_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      legal_[i] = states[i]->legal_mask();
+      game_.encode(*states[i], states[i]->current_player(), in_.data() + i * W);
+    }
+    const auto max_batch = static_cast<std::size_t>(std::max(1, net_.info().max_batch));
+    for (std::size_t s = 0; s < n; s += max_batch) {
+      const std::size_t k = std::min(max_batch, n - s);
+      net_.evaluate(std::span<const float>(in_).subspan(s * W, k * W), std::span<const ActionMask>(legal_).subspan(s, k),
+                    std::span<float>(out_).subspan(s * A, k * A));
+    }
+  }
+
+  CheckpointPolicy policy_;
+  Evaluator& net_;
+  const LostCitiesTraversalGame& game_;
+  SearchOptions o_;
+  std::string name_;
+  std::vector<float> in_, out_;
+  std::vector<ActionMask> legal_;
+  long decisions_ = 0, searched_ = 0, overrides_ = 0, rollouts_ = 0, rollout_moves_ = 0, forwards_ = 0;
+  double seconds_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<lc::BatchBot> make_search_player(const std::string& spec, const lc::Rules& rules) {
+  std::string path;
+  const SearchOptions o = parse_search_spec(spec, path);
+  CheckpointPolicy p = load_checkpoint_policy(path);
+  if (p.config.run.game != "lost_cities")
+    throw InputError(fmt::format("search:{}: a {} checkpoint cannot play Lost Cities", path, p.config.run.game));
+  if (!(p.config.rules == rules)) throw InputError(fmt::format("search:{}: the checkpoint was trained with other rules", path));
+  return std::make_unique<SearchBatchBot>(std::move(p), o, "search");
+}
+
+}  // namespace cfr

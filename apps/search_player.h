@@ -1,0 +1,37 @@
+#pragma once
+// The determinized search player `search:CHECKPOINT[?k=3&n=8&prior=20&cap=200&rollout=sampled]`
+// (docs/search.md): at each decision the strategy network's top-k legal moves are each tried on
+// the same n deals consistent with what the player has seen (State::resample_hidden), each deal
+// finished by rollouts in which the network plays both sides; a move's value is its mean final
+// score difference, plus prior × its network probability, so that search overrides the network
+// only on clear evidence. All rollouts of all the games a match has pending step together: one
+// forward per rollout step for all of them.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/games/lost_cities.h"
+#include "engine/games/match.h"
+
+namespace cfr {
+
+struct SearchOptions {
+  int top_k = 3;         // candidates: the network's k most probable legal moves
+  int deals = 8;         // determinizations per decision, the same for every candidate
+  double prior = 20.0;   // bonus per unit of network probability (score-difference points)
+  int rollout_cap = 200;  // moves per rollout, then the score difference as it stands
+  bool sampled_rollouts = true;  // rollouts sample the network's softmax (false: argmax)
+};
+
+/// Parses "CHECKPOINT?k=3&n=8&prior=20&cap=200&rollout=sampled|greedy" (all keys optional);
+/// InputError naming a bad key or value.
+SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint);
+
+/// The search player over a checkpoint's strategy network. Its RNG streams: deal j of game g's
+/// decision at move m is resampled from derive_seed(kSearchStream, g, m, j); the rollouts from that
+/// deal use derive_seed(kSearchStream + 1, g, m, j) for every candidate (common random numbers).
+/// At match end it prints its cost per decision to stderr.
+std::unique_ptr<lc::BatchBot> make_search_player(const std::string& spec, const lc::Rules& rules);
+inline constexpr std::uint64_t kSearchStream = 0x5345415243480000ULL;  // "SEARCH"
+
+}  // namespace cfr
