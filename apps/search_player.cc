@@ -10,6 +10,7 @@
 #include "apps/checkpoint_policy.h"
 #include "engine/core/errors.h"
 #include "engine/core/rng.h"
+#include "engine/games/bots.h"
 #include "engine/traversal/traversal.h"
 #include "engine/traversal/traversal_games.h"
 #include "sched/evaluator.h"
@@ -52,7 +53,10 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
       if (v.empty() || *end != '\0' || !std::isfinite(o.prior) || o.prior < 0)
         throw InputError(fmt::format("search: prior={}: must be a number ≥ 0", v));
     } else if (key == "rollout") {
-      if (v != "sampled" && v != "greedy") throw InputError(fmt::format("search: rollout={}: must be sampled or greedy", v));
+      if (v.rfind("bot:", 0) == 0)
+        o.rollout_bot = v.substr(4);
+      else if (v != "sampled" && v != "greedy")
+        throw InputError(fmt::format("search: rollout={}: must be sampled, greedy or bot:NAME", v));
       o.sampled_rollouts = v == "sampled";
     } else {
       throw InputError(fmt::format("search: unknown key '{}' (keys: k, n, prior, cap, rollout)", key));
@@ -66,7 +70,9 @@ namespace {
 class SearchBatchBot final : public lc::BatchBot {
  public:
   SearchBatchBot(CheckpointPolicy policy, SearchOptions o, std::string name)
-      : policy_(std::move(policy)), net_(policy_.strategy()), game_(policy_.game()), o_(o), name_(std::move(name)) {}
+      : policy_(std::move(policy)), net_(policy_.strategy()), game_(policy_.game()), o_(o), name_(std::move(name)) {
+    if (!o_.rollout_bot.empty()) bot_ = lc::make_bot(o_.rollout_bot, policy_.config.rules);  // InputError: unknown bot
+  }
 
   std::string_view name() const noexcept override { return name_; }
 
@@ -112,6 +118,11 @@ class SearchBatchBot final : public lc::BatchBot {
           rolls.push_back(std::move(r));
         }
       }
+    }
+    if (bot_) {  // a bot plays both sides: no forwards
+      for (Rollout& r : rolls)
+        for (; !r.s.is_terminal() && r.steps < o_.rollout_cap; ++r.steps, ++rollout_moves_)
+          r.s.apply_action(bot_->choose_action(r.s, r.rng));
     }
     std::vector<std::size_t> active;
     std::vector<const lc::State*> batch;
@@ -205,6 +216,7 @@ class SearchBatchBot final : public lc::BatchBot {
   std::string name_;
   std::vector<float> in_, out_;
   std::vector<ActionMask> legal_;
+  std::unique_ptr<lc::Bot> bot_;
   long decisions_ = 0, searched_ = 0, overrides_ = 0, rollouts_ = 0, rollout_moves_ = 0, forwards_ = 0;
   double seconds_ = 0;
 };

@@ -1,5 +1,5 @@
 #pragma once
-// The determinized search player `search:CHECKPOINT[?k=3&n=8&prior=20&cap=200&rollout=sampled]`
+// The determinized search player `search:CHECKPOINT[?k=3&n=8&prior=20&cap=200&rollout=sampled|greedy|bot:NAME]`
 // (docs/search.md): at each decision the strategy network's top-k legal moves are each tried on
 // the same n deals consistent with what the player has seen (State::resample_hidden), each deal
 // finished by rollouts in which the network plays both sides; a move's value is its mean final
@@ -21,9 +21,10 @@ struct SearchOptions {
   double prior = 20.0;   // bonus per unit of network probability (score-difference points)
   int rollout_cap = 200;  // moves per rollout, then the score difference as it stands
   bool sampled_rollouts = true;  // rollouts sample the network's softmax (false: argmax)
+  std::string rollout_bot;       // rollout=bot:NAME: a bot plays both sides of the rollouts instead
 };
 
-/// Parses "CHECKPOINT?k=3&n=8&prior=20&cap=200&rollout=sampled|greedy" (all keys optional);
+/// Parses "CHECKPOINT?k=3&n=8&prior=20&cap=200&rollout=sampled|greedy|bot:NAME" (all keys optional);
 /// InputError naming a bad key or value.
 SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint);
 

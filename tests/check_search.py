@@ -2,6 +2,7 @@
 """check_search.py CFR_ARENA RUN_DIR: the determinized search player (apps/search_player.h).
   1. search:RUN?k=1&n=1&prior=0 plays exactly the network's moves: its report equals
      checkpoint:RUN's, field for field (but the names and timings), on the same seeds;
+  3. rollout=bot:NAME rolls out with the bot (no forwards); k=0 is refused (exit 2, naming it);
   2. search:RUN?k=2&n=2 searches (its cost line counts searched decisions and rollouts), plays every
      game to its end, and gives the same report twice (its RNG streams are fixed by game and move).
 Prints "ok: ..." or "FAIL: ..." (exit 1)."""
@@ -41,5 +42,13 @@ same(s1, s2, "the same search twice")
 searched = int(err1.split("(")[1].split(" searched")[0])
 if s1["games"] != 4 or s1["timeouts"] != 0 or searched < 10 or " rollouts" not in err1:
     print(f"FAIL: k=2 n=2: {s1['games']} games, {s1['timeouts']} timeouts, {searched} searched decisions: {err1}")
+    sys.exit(1)
+b, errb = match(f"search:{run}?k=2&n=2&cap=40&rollout=bot:heuristic_balanced", games=4)
+if b["games"] != 4 or "0 forwards" not in errb:
+    print(f"FAIL: bot rollouts: {b['games']} games; {errb}")
+    sys.exit(1)
+p = subprocess.run([arena, "--bot0", f"search:{run}?k=0", "--bot1", "random", "--games", "2"], capture_output=True, text=True)
+if p.returncode != 2 or "k=0: must be an integer in [1, 16]" not in p.stderr:
+    print(f"FAIL: search k=0: exit {p.returncode}: {p.stderr}")
     sys.exit(1)
 print(f"ok: search k=1 n=1 plays the network's {net['decisions0']} moves exactly; k=2 n=2 searched {searched} decisions, reproducibly")
