@@ -18,12 +18,13 @@ for p in "${players[@]}"; do
 done
 rm -f "$out.cost"
 python3 - "$out" <<'PY'
-import json, sys
+import json, re, sys
 print("| player | opponent | games | win rate (95%) | score diff ± se | opened | ms per decision |")
 print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    cost = r["cost"].split(",")[-2].split()[0] if "ms per decision" in r["cost"] else "–"
+    m = re.search(r"([0-9.]+) ms per decision", r["cost"])
+    cost = m.group(1) if m else "–"
     print(f"| {r['bot0'].split('/')[-1]} | {r['bot1']} | {r['games']} | {r['win_rate']:.3f} ({r['win_rate_lo95']:.3f}–{r['win_rate_hi95']:.3f}) | "
           f"{r['avg_score_diff']:+.1f} ± {r['se_score_diff']:.1f} | {r['opened_per_game0']:.2f} | {cost} |")
 PY
