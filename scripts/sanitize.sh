@@ -4,7 +4,7 @@
 # -fno-sanitize-recover, TSan exits 66 when it reported anything.
 #   scripts/sanitize.sh            # both
 #   scripts/sanitize.sh address    # address+undefined only (build-asan/)
-#   scripts/sanitize.sh thread     # thread only (build-tsan/): the scheduler tests, threads and all
+#   scripts/sanitize.sh thread     # thread only (build-tsan/): the scheduler tests and cfr-serve's (label threads)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kinds=("$@")
@@ -20,7 +20,7 @@ for kind in "${kinds[@]}"; do
       ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -LE slow ;;
     thread)
       BUILD_DIR=build-tsan CMAKE_ARGS="-DCFR_SANITIZE=thread $common" scripts/setup.sh
-      ctest --test-dir build-tsan --output-on-failure -j "$(nproc)" -L sched -LE slow ;;
+      ctest --test-dir build-tsan --output-on-failure -j "$(nproc)" -L 'sched|threads' -LE slow ;;
     *) echo "sanitize.sh: unknown sanitizer '$kind' (valid: address, thread)" >&2; exit 2 ;;
   esac
 done

@@ -149,29 +149,25 @@ void GameRoom::worker() {
 }
 
 void GameRoom::expire_idle() {
+  // Lock order: the room's mutex and a game's are never held together (the I/O thread takes
+  // either alone; so does the mover).
   const auto now = std::chrono::steady_clock::now();
-  std::vector<std::shared_ptr<Game>> gone;
+  std::vector<std::shared_ptr<Game>> all, gone;
   {
     std::lock_guard lock(mu_);
-    for (auto it = games_.begin(); it != games_.end();) {
-      bool idle;
-      {
-        std::lock_guard glock(it->second->mu);
-        idle = now - it->second->touched > opts_.idle_expiry;
-      }
-      if (idle) {
-        gone.push_back(it->second);
-        it = games_.erase(it);
-      } else {
-        ++it;
-      }
+    for (const auto& [id, g] : games_) all.push_back(g);
+  }
+  for (const auto& g : all) {
+    std::lock_guard glock(g->mu);
+    if (now - g->touched > opts_.idle_expiry) {
+      gone.push_back(g);
+      auto& p = player(g->opponent);
+      if (p.batch && !g->ended_told) p.batch->game_ended(g->index, g->state, -1);
+      g->ended_told = true;
     }
   }
-  for (const auto& g : gone) {
-    std::lock_guard glock(g->mu);
-    auto& p = player(g->opponent);
-    if (p.batch && !g->ended_told) p.batch->game_ended(g->index, g->state, -1);
-  }
+  std::lock_guard lock(mu_);
+  for (const auto& g : gone) games_.erase(g->id);
 }
 
 void GameRoom::run_jobs(std::vector<Job>& jobs) {
@@ -258,9 +254,9 @@ void GameRoom::run_jobs(std::vector<Job>& jobs) {
       std::vector<const lc::State*> states;
       std::vector<Rng*> rngs;
       std::vector<int> indices, actions(group.size());
-      std::vector<std::unique_lock<std::mutex>> locks;
+      // Only this thread writes a game's state, so it reads them unlocked; each write below holds
+      // that game's mutex alone (the I/O thread reads views under it).
       for (Pending* t : group) {
-        locks.emplace_back(t->game->mu);
         states.push_back(&t->game->state);
         rngs.push_back(&t->game->opponent_rng);
         indices.push_back(t->game->index);
@@ -270,21 +266,24 @@ void GameRoom::run_jobs(std::vector<Job>& jobs) {
       } else {
         for (std::size_t i = 0; i < group.size(); ++i) actions[i] = p.bot->choose_action(*states[i], *rngs[i]);
       }
+      std::vector<std::string> dropped;
       for (std::size_t i = 0; i < group.size(); ++i) {
         Game& g = *group[i]->game;
+        std::lock_guard glock(g.mu);
         if (actions[i] == lc::BatchBot::kForfeit) {
           // An external opponent failed: the game cannot go on; the person is told why.
           results[group[i]->job] = {502, error_json(fmt::format("the opponent forfeits: {}", p.batch->forfeit_cause(g.index)))};
-          g.touched = std::chrono::steady_clock::time_point{};  // dropped at the next expiry
-          std::lock_guard lock(mu_);
-          games_.erase(g.id);
+          p.batch->game_ended(g.index, g.state, 1 - g.seat);
+          g.ended_told = true;
+          dropped.push_back(g.id);
           continue;
         }
         g.last_opponent_moves.push_back(lc::action_name(g.state, actions[i]));
         tell_move(g, actions[i]);
       }
-      std::lock_guard lock(mu_);
-      stats_.opponent_moves += static_cast<long>(group.size());
+      std::lock_guard lock(mu_);  // never with a game's mutex held
+      for (const auto& id : dropped) games_.erase(id);
+      stats_.opponent_moves += static_cast<long>(group.size() - dropped.size());
       stats_.largest_batch = std::max(stats_.largest_batch, static_cast<long>(group.size()));
     }
     // A forfeited game leaves the rounds.
