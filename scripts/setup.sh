@@ -21,7 +21,7 @@ packages=(
   clang libclang-rt-14-dev    # libFuzzer targets (scripts/fuzz.sh)
   libopenmpi-dev openmpi-bin  # distributed runs: mpirun -np N cfr-run
   libjs-chart.js              # cfr-serve's charts, served locally
-  chromium chromium-driver python3-selenium  # cfr-serve's browser tests (headless)
+  chromium chromium-driver python3-selenium fonts-liberation  # cfr-serve's browser tests (headless)
 )
 
 missing=()
