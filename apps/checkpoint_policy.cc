@@ -24,6 +24,25 @@ struct LoadedCheckpoint {
   LostCitiesTraversalGame game;
 };
 
+void forward_states(Evaluator& net, const LostCitiesTraversalGame& game, std::span<const lc::State* const> states,
+                    std::vector<float>& in, std::vector<float>& out, std::vector<ActionMask>& legal) {
+  const std::size_t n = states.size(), W = static_cast<std::size_t>(game.input_width()),
+                    A = static_cast<std::size_t>(game.num_actions());
+  in.resize(n * W);
+  out.resize(n * A);
+  legal.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    legal[i] = states[i]->legal_mask();
+    game.encode(*states[i], states[i]->current_player(), in.data() + i * W);
+  }
+  const auto max_batch = static_cast<std::size_t>(std::max(1, net.info().max_batch));
+  for (std::size_t s = 0; s < n; s += max_batch) {
+    const std::size_t k = std::min(max_batch, n - s);
+    net.evaluate(std::span<const float>(in).subspan(s * W, k * W), std::span<const ActionMask>(legal).subspan(s, k),
+                 std::span<float>(out).subspan(s * A, k * A));
+  }
+}
+
 namespace {
 
 class StrategyBatchBot final : public lc::BatchBot {
@@ -35,16 +54,8 @@ class StrategyBatchBot final : public lc::BatchBot {
   }
   void choose_actions(std::span<const lc::State* const> states, std::span<Rng* const> rngs, std::span<const int>,
                       std::span<int> actions) override {
-    const std::size_t n = states.size(), W = static_cast<std::size_t>(game_.input_width()),
-                      A = static_cast<std::size_t>(game_.num_actions());
-    in_.resize(n * W);
-    out_.resize(n * A);
-    legal_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      legal_[i] = states[i]->legal_mask();
-      game_.encode(*states[i], states[i]->current_player(), in_.data() + i * W);
-    }
-    net_.evaluate(in_, legal_, out_);
+    const std::size_t n = states.size(), A = static_cast<std::size_t>(game_.num_actions());
+    forward_states(net_, game_, states, in_, out_, legal_);
     for (std::size_t i = 0; i < n; ++i) {
       const float* o = out_.data() + i * A;
       if (play_ == PlayMode::kSampled) {  // the average strategy itself: softmax over the legal logits

@@ -3,7 +3,9 @@
 // (RUN_DIR/checkpoints/iter-NNNNNN) or a run directory (its latest checkpoint). The run's
 // config.toml gives the game, rules, encoding and network shape.
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "apps/config.h"
 #include "apps/play_mode.h"
@@ -17,6 +19,12 @@ namespace cfr {
 struct LoadedCheckpoint;  // networks + config (apps/checkpoint_policy.cc)
 class Evaluator;
 struct LostCitiesTraversalGame;
+
+/// The strategy network on Lost Cities states, each encoded from its mover's seat: fills legal
+/// (one mask per state) and out (num_actions logits per state), in chunks the evaluator accepts.
+/// `in` is scratch space. One forward (or a few, past the evaluator's max_batch) for all of them.
+void forward_states(Evaluator& net, const LostCitiesTraversalGame& game, std::span<const lc::State* const> states,
+                    std::vector<float>& in, std::vector<float>& out, std::vector<ActionMask>& legal);
 
 /// A strategy network as a Lost Cities player deciding many games per forward
 /// (lc::run_match_players): one forward per round of pending decisions, never one per decision.

@@ -190,24 +190,7 @@ class SearchBatchBot final : public lc::BatchBot {
   }
 
  private:
-  /// The strategy network on states (each from its mover's seat), in chunks the evaluator accepts.
-  void forward(const std::vector<const lc::State*>& states) {
-    const std::size_t n = states.size(), W = static_cast<std::size_t>(game_.input_width()),
-                      A = static_cast<std::size_t>(game_.num_actions());
-    in_.resize(n * W);
-    out_.resize(n * A);
-    legal_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      legal_[i] = states[i]->legal_mask();
-      game_.encode(*states[i], states[i]->current_player(), in_.data() + i * W);
-    }
-    const auto max_batch = static_cast<std::size_t>(std::max(1, net_.info().max_batch));
-    for (std::size_t s = 0; s < n; s += max_batch) {
-      const std::size_t k = std::min(max_batch, n - s);
-      net_.evaluate(std::span<const float>(in_).subspan(s * W, k * W), std::span<const ActionMask>(legal_).subspan(s, k),
-                    std::span<float>(out_).subspan(s * A, k * A));
-    }
-  }
+  void forward(const std::vector<const lc::State*>& states) { forward_states(net_, game_, states, in_, out_, legal_); }
 
   CheckpointPolicy policy_;
   Evaluator& net_;
