@@ -29,8 +29,11 @@ struct GameRoom::Game {
   bool ended_told = false;
   std::chrono::steady_clock::time_point touched = std::chrono::steady_clock::now();
 
-  Game(const lc::Rules& rules, std::uint64_t deal_seed) : seed(deal_seed), state(lc::State::deal(rules, deal_seed)) {
-    deck_size = lc::State::shuffled_deck(rules, deal_seed, deck);
+  // The deck is shuffled once: the transcript records it, the game is dealt from it (as deal() would).
+  Game(const lc::Rules& rules, std::uint64_t deal_seed)
+      : seed(deal_seed),
+        deck_size(lc::State::shuffled_deck(rules, deal_seed, deck)),
+        state(lc::State::from_deck(rules, std::span<const int>(deck.data(), deck_size))) {
   }
 };
 

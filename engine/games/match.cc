@@ -143,6 +143,7 @@ MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions
     int forfeited_by = -1;  // the player who answered BatchBot::kForfeit
   };
   const MatchPlayer players[2] = {p0, p1};
+  auto seat_of = [](int player, int k) { return player == 0 ? k % 2 : 1 - k % 2; };  // player 0 sits in seat k % 2
   // Batch players follow their games: start, every move, end (BatchBot's event hooks).
   auto apply = [&](Live& g, int action) {
     for (const MatchPlayer& p : players)
@@ -162,7 +163,7 @@ MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions
            k, 0};
     for (int p = 0; p < 2; ++p)
       if (players[p].batch != nullptr)
-        players[p].batch->game_started(k, p == 0 ? k % 2 : 1 - k % 2, derive_seed(opts.seed, static_cast<std::uint64_t>(k), p));
+        players[p].batch->game_started(k, seat_of(p, k), derive_seed(opts.seed, static_cast<std::uint64_t>(k), p));
     return g;
   };
   for (; next < std::min(opts.games, parallel); ++next) live.push_back(start(next));
@@ -200,7 +201,7 @@ MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions
       record_game(r, g.s, g.k, g.forfeited_by);
       for (const MatchPlayer& p : players)
         if (p.batch != nullptr)
-          p.batch->game_ended(g.k, g.s, g.forfeited_by < 0 ? -1 : (g.forfeited_by == 0 ? g.k % 2 : 1 - g.k % 2));
+          p.batch->game_ended(g.k, g.s, g.forfeited_by < 0 ? -1 : seat_of(g.forfeited_by, g.k));
       if (g.forfeited_by >= 0 && opts.stop_on_fault) {
         r.stop_cause = fmt::format("{} forfeits game {}: {}", players[g.forfeited_by].name(), g.k, r.faults.back().cause);
         fault_stop = true;
