@@ -22,6 +22,7 @@ namespace cfr {
 struct LoadedCheckpoint {
   std::unique_ptr<NetworkSet> nets;
   LostCitiesTraversalGame game;
+  int playing = kStrategyNet;  // the set's network that plays (playing_network of its algorithm)
 };
 
 void forward_states(Evaluator& net, const LostCitiesTraversalGame& game, std::span<const lc::State* const> states,
@@ -166,11 +167,15 @@ std::unique_ptr<lc::BatchBot> make_snapshot_player(const std::string& run_dir, c
     throw InputError(fmt::format("snapshots:{}: a {} run cannot play Lost Cities", run_dir, config.run.game));
   if (!(config.rules == rules))
     throw InputError(fmt::format("snapshots:{}: the run was trained with other Lost Cities rules", run_dir));
+  const auto [W, A] = game_widths(config);
+  const Algorithm algorithm = algorithm_from_name(config.algorithm.name);
+  if (algorithm == Algorithm::kMmd)
+    throw InputError(fmt::format("snapshots:{}: snapshots are Single Deep CFR's (regret networks); an mmd run plays as "
+                                 "checkpoint:{}", run_dir, run_dir));
   const auto snapshots = list_snapshots(run_dir);
   if (snapshots.empty())
     throw InputError(fmt::format("snapshots:{}: no snapshots (train with checkpoint.keep_snapshots = true)", run_dir));
-  const auto [W, A] = game_widths(config);
-  const NetworkSpecs all = algorithm_networks(algorithm_from_name(config.algorithm.name), W, A);
+  const NetworkSpecs all = algorithm_networks(algorithm, W, A);
   auto nets = std::make_unique<NetworkSet>(
       NetworkSpecs(all.begin(), all.begin() + 2),
       NetworkConfig{.hidden_size = config.network.hidden_size, .num_layers = config.network.num_layers,
@@ -197,7 +202,7 @@ std::unique_ptr<lc::BatchBot> make_strategy_batch_bot(Evaluator& strategy, const
 std::unique_ptr<lc::BatchBot> CheckpointPolicy::batch_bot(PlayMode play) const {
   if (config.run.game != "lost_cities")
     throw InputError(fmt::format("a {} checkpoint cannot play Lost Cities", config.run.game));
-  return make_strategy_batch_bot(state->nets->evaluator(kStrategyNet), state->game, play, state);
+  return make_strategy_batch_bot(state->nets->evaluator(state->playing), state->game, play, state);
 }
 
 CheckpointPolicy load_checkpoint_policy(const std::string& path) {
@@ -217,8 +222,10 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path) {
   p.config = load_config(config.string());
   const auto [W, A] = game_widths(p.config);
   p.state = std::make_shared<LoadedCheckpoint>();
+  const Algorithm algorithm = algorithm_from_name(p.config.algorithm.name);
+  p.state->playing = playing_network(algorithm);
   p.state->nets = std::make_unique<NetworkSet>(
-      algorithm_networks(algorithm_from_name(p.config.algorithm.name), W, A),
+      algorithm_networks(algorithm, W, A),
       NetworkConfig{.hidden_size = p.config.network.hidden_size, .num_layers = p.config.network.num_layers,
                     .activation = p.config.network.activation, .device = "cpu"},
       0);
@@ -231,11 +238,11 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path) {
   return p;
 }
 
-Evaluator& CheckpointPolicy::strategy() const { return state->nets->evaluator(kStrategyNet); }
+Evaluator& CheckpointPolicy::strategy() const { return state->nets->evaluator(state->playing); }
 const LostCitiesTraversalGame& CheckpointPolicy::game() const { return state->game; }
 
 TabularPolicy CheckpointPolicy::tabular(const GameTree& tree) const {
-  return strategy_policy(tree, state->nets->evaluator(kStrategyNet));
+  return strategy_policy(tree, state->nets->evaluator(state->playing));
 }
 
 AnyPlayer make_any_player(const std::string& name, const lc::Rules& rules, const lc::ExternalOptions& external) {

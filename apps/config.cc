@@ -123,8 +123,26 @@ std::vector<ConfigField> fields(Config& c) {
       choice_field("network", "activation", c.network.activation, {"relu", "tanh", "gelu"}, "hidden activation"),
       int_field("network", "invariant_chunk", c.network.invariant_chunk, 0, 4096,
                 "0 = forward whole batches (fast); N = forward in chunks of exactly N rows so outputs do not depend on batching (identical samples across schedulers and processes; 8 with OpenBLAS)"),
-      choice_field("algorithm", "name", c.algorithm.name, {"deep_cfr", "escher"},
-                   "training algorithm: deep_cfr (Brown et al. 2019) or escher (McAleer et al. 2023: a history value network gives every action's regret, the traverser samples from a fixed policy, no importance weights)"),
+      choice_field("algorithm", "name", c.algorithm.name, {"deep_cfr", "escher", "mmd"},
+                   "training algorithm: deep_cfr (Brown et al. 2019), escher (McAleer et al. 2023: a history value network gives every action's regret, the traverser samples from a fixed policy, no importance weights) or mmd (Sokota et al. 2022: self-play policy gradient with a KL pull toward a magnet policy that moves)"),
+      int_field("mmd", "rollouts_per_iteration", c.mmd.rollouts_per_iteration, 1, 100'000'000, "mmd: self-play games per iteration"),
+      int_field("mmd", "epochs", c.mmd.epochs, 1, 1000, "mmd: passes of the policy and value training over an iteration's samples"),
+      int_field("mmd", "batch_size", c.mmd.batch_size, 1, kMaxRows, "mmd: batch of a policy or value step"),
+      real_field("mmd", "clip", c.mmd.clip, 0, 10, "mmd: the ratio pi/pi_behaviour is clipped to 1 +- clip in the surrogate (PPO)"),
+      real_field("mmd", "magnet_weight", c.mmd.magnet_weight, 0, 1e6, "mmd: weight alpha of KL(pi || magnet)"),
+      int_field("mmd", "magnet_every", c.mmd.magnet_every, 0, 100'000'000, "mmd: iterations between moves of the magnet to the current policy (0 = never)"),
+      real_field("mmd", "entropy_weight", c.mmd.entropy_weight, 0, 1e6, "mmd: entropy bonus"),
+      real_field("mmd", "reward_scale", c.mmd.reward_scale, 1e-9, 1e9, "mmd: a game's reward is its return / reward_scale"),
+      real_field("mmd", "gae_lambda", c.mmd.gae_lambda, 0, 1, "mmd: lambda of generalised advantage estimation (1 = Monte-Carlo return minus the value baseline)"),
+      int_field("mmd", "max_actions", c.mmd.max_actions, 0, 100'000'000, "mmd: actions before a rollout is cut off and valued by traversal.cutoff_value_mode (0 = none)"),
+      choice_field("mmd", "bot", c.mmd.bot, {}, "mmd: the bot of bot_share and bc_weight (lost_cities)"),
+      real_field("mmd", "bc_weight", c.mmd.bc_weight, 0, 1e6, "mmd: weight of the cross-entropy toward mmd.bot's moves (behaviour cloning) at iteration 1"),
+      int_field("mmd", "bc_fade_iterations", c.mmd.bc_fade_iterations, 0, 100'000'000, "mmd: the cloning weight falls linearly to 0 at this iteration (0 = it never fades)"),
+      real_field("mmd", "bot_share", c.mmd.bot_share, 0, 1, "mmd: share of rollouts whose second seat is mmd.bot"),
+      real_field("mmd", "snapshot_share", c.mmd.snapshot_share, 0, 1, "mmd: share of rollouts whose second seat is a past snapshot of the policy"),
+      int_field("mmd", "snapshot_every", c.mmd.snapshot_every, 1, 100'000'000, "mmd: iterations between snapshots of the policy kept as opponents"),
+      int_field("mmd", "snapshots_kept", c.mmd.snapshots_kept, 1, 100'000, "mmd: the newest snapshots an opponent is drawn from"),
+      int_field("mmd", "capacity", c.mmd.capacity, 1, kBig, "mmd: samples an iteration keeps (a reservoir beyond)"),
       int_field("escher", "value_traversals", c.escher.value_traversals, 1, 100'000'000, "escher: value trajectories per iteration"),
       real_field("escher", "sampling_epsilon", c.escher.sampling_epsilon, 0, 1,
                  "escher: the traverser samples from sampling_epsilon * uniform + (1 - sampling_epsilon) * its current policy (1 = uniform: the fixed sampling policy of the paper)"),
@@ -381,6 +399,16 @@ void validate(const Config& c) {
   if (c.algorithm.name == "escher" && c.traversal.opponent_policy != "average_strategy")
     throw InputError(fmt::format("{}: traversal.opponent_policy = '{}' is Deep CFR's; with algorithm.name = 'escher' the "
                                  "opponent plays its current policy", origin("traversal.opponent_policy"), c.traversal.opponent_policy));
+  if (c.algorithm.name == "mmd") {
+    if (std::find(bots.begin(), bots.end(), c.mmd.bot) == bots.end())
+      throw InputError(fmt::format("{}: mmd.bot = '{}'; valid bots: {}", origin("mmd.bot"), c.mmd.bot, join_names(bots)));
+    if ((c.mmd.bc_weight > 0 || c.mmd.bot_share > 0) && c.run.game != "lost_cities")
+      throw InputError(fmt::format("{}: mmd.bc_weight and mmd.bot_share need a game with bots (run.game = 'lost_cities'); "
+                                   "this run's game is '{}'", where, c.run.game));
+    if (c.mmd.bot_share + c.mmd.snapshot_share > 1)
+      throw InputError(fmt::format("{}: mmd.bot_share + mmd.snapshot_share = {} (at most 1)", where,
+                                   c.mmd.bot_share + c.mmd.snapshot_share));
+  }
   if (c.traversal.algorithm == "external_sampling" && !is_enumerable(c.run.game))
     throw InputError(fmt::format("{}: traversal.algorithm = 'external_sampling' is for small games (kuhn, leduc)", where));
 }

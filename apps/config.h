@@ -50,7 +50,29 @@ struct TraversalSection {
 };
 /// [algorithm]: which training algorithm (apps/algorithms/algorithms.h).
 struct AlgorithmSection {
-  std::string name = "deep_cfr";  // deep_cfr | escher
+  std::string name = "deep_cfr";  // deep_cfr | escher | mmd
+};
+/// [mmd]: MMD self-play's own keys (engine/traversal/mmd.h, docs/mmd.md; its learning rate,
+/// weight decay and gradient clip are optimization.*).
+struct MmdSection {
+  int rollouts_per_iteration = 256;
+  int epochs = 4;
+  int batch_size = 1024;
+  double clip = 0.2;
+  double magnet_weight = 0.05;
+  int magnet_every = 20;
+  double entropy_weight = 0;
+  double reward_scale = 1;
+  double gae_lambda = 0.95;
+  int max_actions = 1000;
+  std::string bot = "heuristic_balanced";
+  double bc_weight = 0;
+  int bc_fade_iterations = 0;
+  double bot_share = 0;
+  double snapshot_share = 0;
+  int snapshot_every = 10;
+  int snapshots_kept = 20;
+  std::int64_t capacity = 1'000'000;
 };
 /// [escher]: ESCHER's own keys (engine/traversal/escher.h; its regret, strategy and memory keys
 /// are Deep CFR's: traversal.*, optimization.advantage_* / strategy_*, memory.*).
@@ -112,6 +134,7 @@ struct Config {
   NetworkSection network;
   AlgorithmSection algorithm;
   EscherSection escher;
+  MmdSection mmd;
   TraversalSection traversal;
   std::string all_negative_fallback = "argmax";  // [regret_matching]
   std::string weighting_mode = "lcfr";           // [training_weighting] mode

@@ -10,6 +10,7 @@
 
 #include "apps/algorithms/deep_cfr/run_files.h"
 #include "apps/algorithms/deep_cfr/trainer.h"
+#include "apps/algorithms/mmd/trainer.h"
 #include "apps/checkpoint_format.h"
 #include "apps/distributed.h"
 #include "engine/core/errors.h"
@@ -31,6 +32,27 @@ SchedulerOptions scheduler_options_of(const Config& c) {
   if (const auto it = c.scheduler_options.find(c.traversal.scheduler); it != c.scheduler_options.end())
     for (const auto& [key, value] : it->second) o.set(key, value);
   return o;
+}
+
+/// MMD's own options, from [mmd] (its cut-off value is traversal.cutoff_value_mode's).
+MmdOptions mmd_options(const Config& c) {
+  const auto& m = c.mmd;
+  return {.rollouts_per_iteration = m.rollouts_per_iteration,
+          .rollout = {.reward_scale = m.reward_scale, .gae_lambda = m.gae_lambda, .bot_share = m.bot_share,
+                      .snapshot_share = m.snapshot_share, .bc_targets = m.bc_weight > 0, .max_actions = m.max_actions,
+                      .cutoff = c.traversal.cutoff_value_mode == "score_diff" ? CutoffValue::kScoreDiff
+                                : c.traversal.cutoff_value_mode == "zero"     ? CutoffValue::kZero
+                                                                              : CutoffValue::kBotRollout},
+          .epochs = m.epochs,
+          .batch_size = m.batch_size,
+          .terms = {.clip = m.clip, .magnet_weight = m.magnet_weight, .bc_weight = m.bc_weight, .entropy_weight = m.entropy_weight},
+          .magnet_every = m.magnet_every,
+          .bc_weight = m.bc_weight,
+          .bc_fade_iterations = m.bc_fade_iterations,
+          .snapshot_every = m.snapshot_every,
+          .snapshots_kept = m.snapshots_kept,
+          .capacity = m.capacity,
+          .bot = m.bot};
 }
 
 }  // namespace
@@ -97,6 +119,7 @@ DeepCfrOptions deep_cfr_options(const Config& c) {
       .value_training = value,
       .value_capacity = e.value_capacity,
       .reinitialize_value = e.reinitialize_value,
+      .mmd = mmd_options(c),
       .advantage_training = adv,
       .strategy_training = strat,
       .learning_rate_decay_iterations = op.learning_rate_decay_iterations,
@@ -203,7 +226,7 @@ int learn(Trainer& trainer, Config& cfg, const RunOptions& opts, const std::stri
     const std::string ck = latest_checkpoint_dir(opts.run_dir);
     from = trainer.restore(ck);  // in memory only: a refused resume below leaves the directory as it was
     Config trained_with = load_config((fs::path(ck) / "config.toml").string());
-    const bool memories = fs::exists(fs::path(ck) / "memories.bin");
+    const bool memories = !trainer.resume_needs_memories() || fs::exists(fs::path(ck) / "memories.bin");
     report = compare_resume(cfg, trained_with, memories, from, opts.allow_training_changes, opts.run_dir);
   }
   const std::string verdict =
@@ -222,6 +245,11 @@ int learn(Trainer& trainer, Config& cfg, const RunOptions& opts, const std::stri
 }  // namespace
 
 GameSettings game_settings(const Config& cfg) {
+  if (cfg.algorithm.name == "mmd")  // mmd.bot: the opponent of bot_share, the teacher of bc_weight, the cut-off rollouts
+    return {.rules = cfg.rules, .encoding = cfg.encoding,
+            .opponent_bot = cfg.mmd.bc_weight > 0 || cfg.mmd.bot_share > 0 || cfg.traversal.cutoff_value_mode == "bot_rollout"
+                                ? cfg.mmd.bot
+                                : std::string()};
   return {.rules = cfg.rules, .encoding = cfg.encoding,
           .opponent_bot = cfg.traversal.opponent_policy == "bot" || cfg.traversal.cutoff_value_mode == "bot_rollout"
                               ? cfg.traversal.opponent_bot
@@ -235,16 +263,16 @@ int run_deep_cfr(Config& cfg, const RunOptions& opts) {
   DeepCfrOptions options = deep_cfr_options(cfg);
   apply_test_faults(options, std::getenv(kTestFaultsVariable));
   const bool learner = opts.dist == nullptr || opts.dist->learner();
-  if (learner) {
+  if (learner && options.algorithm != Algorithm::kMmd) {  // MMD's memories hold one iteration (mmd.capacity)
     const auto [W, A] = game_widths(cfg);
     check_memories_fit(options, W, A, cfg.source);
   }
   const std::string config_toml = to_toml(cfg);
   // The networks exist (a bad device is refused) before the run directory is touched.
-  auto trainer = make_deep_cfr_trainer(options,
-                                       {.run_dir = opts.run_dir, .config_toml = config_toml, .stop = opts.stop,
-                                        .progress = opts.progress, .dist = opts.dist},
-                                       game_settings(cfg));
+  const TrainerIo io{.run_dir = opts.run_dir, .config_toml = config_toml, .stop = opts.stop, .progress = opts.progress,
+                     .dist = opts.dist};
+  auto trainer = options.algorithm == Algorithm::kMmd ? make_mmd_trainer(options, io, game_settings(cfg))
+                                                      : make_deep_cfr_trainer(options, io, game_settings(cfg));
   if (!learner) return trainer->serve_learner();
   return learn(*trainer, cfg, opts, config_toml);
 }

@@ -13,6 +13,12 @@ namespace cfr {
 enum class NetLoss {
   kMaskedMse,          // regret or value targets: mean squared error over the legal outputs
   kSoftCrossEntropy,   // policy targets: cross-entropy of the softmax over the legal outputs
+  /// MMD's policy (engine/traversal/mmd.h): a clipped policy-gradient objective, a KL pull toward
+  /// the magnet policy and toward a bot's moves (TrainConfig::policy_gradient). A sample's target
+  /// holds 4·A + 1 floats: the advantage at the taken action (zeros elsewhere), the behaviour
+  /// policy's probability of the taken action (zeros elsewhere), the magnet's policy, the bot's
+  /// move as a one-hot (zeros without one), and the value target (not this loss's).
+  kClippedPolicyGradient,
 };
 
 struct NetworkSpec {
@@ -20,6 +26,9 @@ struct NetworkSpec {
   int input_width = 0;
   int output_width = 0;
   NetLoss loss = NetLoss::kMaskedMse;
+  /// Floats of a training sample's target (0: output_width; kClippedPolicyGradient: 4·A + 1).
+  int target_width = 0;
+  int sample_target_width() const noexcept { return target_width > 0 ? target_width : output_width; }
 };
 
 using NetworkSpecs = std::vector<NetworkSpec>;

@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -327,6 +328,35 @@ std::vector<float> NetworkSet::published_weights() const {
   return out;
 }
 
+std::vector<float> NetworkSet::weights(int net) const {
+  CFR_CHECK(net >= 0 && net < size(), "network {}", net);
+  torch::NoGradGuard g;
+  std::vector<float> out;
+  out.reserve(static_cast<std::size_t>(parameters(net)));
+  for (const auto& p : impl_->train[static_cast<std::size_t>(net)]->parameters()) {
+    const auto c = p.detach().to(torch::kCPU).contiguous();
+    out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+  }
+  return out;
+}
+
+void NetworkSet::set_weights(int net, std::span<const float> weights) {
+  CFR_CHECK(net >= 0 && net < size(), "network {}", net);
+  const auto want = static_cast<std::size_t>(parameters(net));
+  if (weights.size() != want)
+    throw InputError(fmt::format("network '{}': {} floats given, it has {}", specs_[static_cast<std::size_t>(net)].name,
+                                 weights.size(), want));
+  {
+    torch::NoGradGuard g;
+    std::size_t at = 0;
+    for (auto& p : impl_->train[static_cast<std::size_t>(net)]->parameters()) {
+      p.copy_(torch::from_blob(const_cast<float*>(weights.data() + at), p.sizes(), torch::kFloat32).to(p.device()));
+      at += static_cast<std::size_t>(p.numel());
+    }
+  }
+  publish(net);
+}
+
 void NetworkSet::set_published_weights(std::span<const float> weights) {
   const auto want = static_cast<std::size_t>(total_parameters());
   if (weights.size() != want)
@@ -474,8 +504,8 @@ TrainStats train_loop(NetworkSet::Impl& im, int net, BatchSource& mem, const Tra
     const auto host = torch::TensorOptions().dtype(torch::kFloat32).pinned_memory(cuda);
     const auto& s = im.specs[static_cast<std::size_t>(net)];
     hb.in = torch::empty({b, s.input_width}, host);
-    hb.target = torch::empty({b, s.output_width}, host);
-    hb.legal = torch::empty({b, s.output_width}, host);
+    hb.target = torch::empty({b, s.sample_target_width()}, host);
+    hb.legal = torch::empty({b, s.sample_target_width()}, host);
     hb.iter = torch::empty({b}, host);
   }
   auto span_of = [b](torch::Tensor& t) {
@@ -544,6 +574,39 @@ TrainStats NetworkSet::train(int net, BatchSource& memory, int iteration, const 
                         auto scaled = cfg.target_scale == 1.0 ? target : target / cfg.target_scale;
                         return (wl * (pred - scaled).pow(2)).sum() / wl.sum().clamp_min(1e-12);
                       });
+  if (spec(net).loss == NetLoss::kClippedPolicyGradient) {
+    const auto& pg = cfg.policy_gradient;
+    std::array<double, 5> parts{};
+    TrainStats st = train_loop(*impl_, net, memory, cfg, rng,
+                               [&](const torch::Tensor& logits, const torch::Tensor& target, const torch::Tensor& legal,
+                                   const torch::Tensor&) {
+                                 const std::int64_t A = logits.size(1);
+                                 auto leg = legal.narrow(1, 0, A);
+                                 auto logp = torch::log_softmax(logits.masked_fill(leg == 0, -1e9), 1);
+                                 auto p = logp.exp() * leg;
+                                 auto advantage = target.narrow(1, 0, A).sum(1);
+                                 auto behaviour = target.narrow(1, A, A);
+                                 auto taken = (behaviour > 0).to(torch::kFloat32);
+                                 auto ratio = ((logp * taken).sum(1) - behaviour.sum(1).clamp_min(1e-12).log()).exp();
+                                 auto surrogate = -torch::min(ratio * advantage, ratio.clamp(1 - pg.clip, 1 + pg.clip) * advantage);
+                                 auto magnet = target.narrow(1, 2 * A, A);
+                                 // Illegal entries: p = 0 and log ρ finite (clamped), so they add nothing.
+                                 auto kl = (p * (logp.clamp_min(-80) - magnet.clamp_min(1e-12).log())).sum(1);
+                                 auto bc = -(target.narrow(1, 3 * A, A) * logp).sum(1);
+                                 auto entropy = -(p * logp.clamp_min(-80)).sum(1);
+                                 auto loss = (surrogate + pg.magnet_weight * kl + pg.bc_weight * bc - pg.entropy_weight * entropy).mean();
+                                 const auto clipped = ((ratio - 1).abs() > pg.clip).to(torch::kFloat32).mean();
+                                 parts[0] += surrogate.mean().item<double>();
+                                 parts[1] += kl.mean().item<double>();
+                                 parts[2] += bc.mean().item<double>();
+                                 parts[3] += entropy.mean().item<double>();
+                                 parts[4] += clipped.item<double>();
+                                 return loss;
+                               });
+    const double n = std::max(1, st.steps + st.skipped_nonfinite);
+    st.policy_gradient = {parts[0] / n, parts[1] / n, parts[2] / n, parts[3] / n, parts[4] / n};
+    return st;
+  }
   return train_loop(*impl_, net, memory, cfg, rng,
                     [&](const torch::Tensor& logits, const torch::Tensor& target, const torch::Tensor& legal,
                         const torch::Tensor& iters) {

@@ -56,6 +56,15 @@ struct TrainConfig {
   /// Masked-MSE networks regress on target / target_scale (regret matching is scale-free, so an
   /// advantage network may learn regrets in smaller units; 1 = the targets as they are).
   double target_scale = 1.0;
+  /// The terms of NetLoss::kClippedPolicyGradient (MMD's policy, Sokota et al. 2022): per sample
+  /// −min(ρ·Â, clip(ρ, 1 ± clip)·Â) + magnet_weight·KL(π‖magnet) + bc_weight·CE(bot move, π)
+  /// − entropy_weight·H(π), with ρ = π(a)/π_behaviour(a).
+  struct PolicyGradientTerms {
+    double clip = 0.2;
+    double magnet_weight = 0.05;
+    double bc_weight = 0;
+    double entropy_weight = 0;
+  } policy_gradient{};
   /// When set (SIGINT/SIGTERM), training returns after the current step with TrainStats::stopped.
   const std::atomic<bool>* stop = nullptr;
 };
@@ -73,6 +82,11 @@ struct TrainStats {
   double step_seconds = 0;              // gradient clipping and the AdamW step
   double mean_grad_norm = 0;            // global gradient norm before clipping, mean over steps
   int clipped_steps = 0;                // steps whose gradient norm exceeded grad_clip
+  /// kClippedPolicyGradient: the means over steps of the clipped surrogate, KL(π‖magnet), the
+  /// bot-cloning cross-entropy, the entropy of π and the share of samples whose ratio was clipped.
+  struct PolicyGradientParts {
+    double surrogate = 0, magnet_kl = 0, bot_cross_entropy = 0, entropy = 0, clipped_share = 0;
+  } policy_gradient{};
 };
 
 class NetworkSet {
@@ -102,6 +116,11 @@ class NetworkSet {
   /// reservoir memory, or its MergedSamples (then the weight column already holds each row's
   /// weight: train with linear_weighting on).
   TrainStats train(int net, BatchSource& memory, int iteration, const TrainConfig& cfg, Rng& rng);
+  /// Network `net`'s training weights, flattened (what set_weights reads back).
+  std::vector<float> weights(int net) const;
+  /// Sets network `net`'s training weights (a copy of weights(k) of a network of the same shape:
+  /// MMD's magnet and snapshot opponents) and publishes it. Throws InputError on a size mismatch.
+  void set_weights(int net, std::span<const float> weights);
   /// Re-initialises network `net` and its optimiser (Deep CFR's advantage nets, the paper's
   /// recipe), from a seed derived from (seed, net, iteration) so that runs and resumed runs agree.
   void reinitialize(int net, int iteration);

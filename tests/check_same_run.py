@@ -41,7 +41,11 @@ if "--expect-different" in sys.argv:
     print(f"PASS: sample digests differ at iterations {differ}" if not problems else "FAIL")
     sys.exit(0 if not problems else 1)
 
-keys = ["sample_digest", "nodes", "loss_advantage", "loss_strategy", "memory_size"]
+algorithms = {tomllib.load(open(f"{d}/config.toml", "rb"))["algorithm"]["name"] for d in args[:2]}
+if algorithms == {"mmd"}:  # MMD's iteration: rollouts, one iteration's samples, policy and value losses
+    keys = ["sample_digest", "nodes", "samples", "loss_policy", "loss_value", "policy_gradient", "opponent_snapshot"]
+else:
+    keys = ["sample_digest", "nodes", "loss_advantage", "loss_strategy", "memory_size"]
 # Lost Cities' match reports are compared without their timings.
 eval_keys = ["nash_conv", "exploitability", "exploitability_memory_average", "advantage_fit_l1", "evaluation",
              "exploitability_snapshots", "value_error", "value"]

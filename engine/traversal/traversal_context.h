@@ -92,6 +92,14 @@ struct OutcomeStep {
   float q_a;            // sampling probability q(a)
 };
 
+/// One learning decision of an MMD rollout (engine/traversal/mmd.h), kept for the way back.
+struct RolloutStep {
+  std::int32_t sample;  // the decision's sample index
+  std::int32_t action;
+  std::int8_t player;
+  float value;  // V(s)
+};
+
 class TraversalContext {
  public:
   class Query {
@@ -125,6 +133,7 @@ class TraversalContext {
     advantage.clear();
     strategy.clear();
     path.clear();
+    rollout.clear();
     nodes = 0;
     cut_off = false;
     arena_.reset();
@@ -152,6 +161,7 @@ class TraversalContext {
   SampleBuffer advantage;
   SampleBuffer strategy;
   std::vector<OutcomeStep> path;
+  std::vector<RolloutStep> rollout;
   QueryPort* port = nullptr;
   int slot = 0;  // the scheduler's bookkeeping
   int worker = 0;  // the scheduler's bookkeeping (the thread that owns the traversal)

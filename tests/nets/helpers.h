@@ -82,8 +82,11 @@ class FixedBatch final : public BatchSource {
     for (int k = 0; k < n; ++k) {
       const Row& r = rows_[static_cast<std::size_t>(k)];
       std::copy(r.input.begin(), r.input.end(), inputs.begin() + k * kIn);
-      std::copy(r.target.begin(), r.target.end(), targets.begin() + k * kOut);
-      for (int a = 0; a < kOut; ++a) legal[static_cast<std::size_t>(k * kOut + a)] = mask_has(r.legal, a) ? 1.0F : 0.0F;
+      // A row's target may be wider than the output (NetLoss::kClippedPolicyGradient): its legal
+      // row is as wide, as a reservoir memory's is.
+      const int tw = static_cast<int>(r.target.size());
+      std::copy(r.target.begin(), r.target.end(), targets.begin() + k * tw);
+      for (int a = 0; a < tw; ++a) legal[static_cast<std::size_t>(k * tw + a)] = mask_has(r.legal, a) ? 1.0F : 0.0F;
       weights[static_cast<std::size_t>(k)] = r.weight;
     }
     ++draws_;

@@ -385,3 +385,86 @@ TEST_CASE("every query sees exactly the last published weights, on every replica
   CHECK_THROWS_AS(nets.set_published_weights(short_weights), InputError);
   CHECK(same_bits(nets.published_weights(), weights_a));
 }
+
+// ---------------------------------------------------------------------------------------------
+// MMD's policy loss (NetLoss::kClippedPolicyGradient, engine/traversal/mmd.h's target layout)
+
+namespace {
+
+/// A target of 4·kOut + 1 floats: advantage and behaviour probability at `action`, the magnet's
+/// policy, the bot's move (−1: none), the value target (unused by this loss).
+std::vector<float> pg_target(int action, float advantage, float behaviour, std::vector<float> magnet, int bot) {
+  std::vector<float> t(4 * kOut + 1, 0.0F);
+  t[static_cast<std::size_t>(action)] = advantage;
+  t[static_cast<std::size_t>(kOut + action)] = behaviour;
+  std::copy(magnet.begin(), magnet.end(), t.begin() + 2 * kOut);
+  if (bot >= 0) t[static_cast<std::size_t>(3 * kOut + bot)] = 1.0F;
+  t[4 * kOut] = 123.0F;
+  return t;
+}
+
+NetworkSpecs policy_specs() {
+  return {{.name = "policy", .input_width = kIn, .output_width = kOut, .loss = NetLoss::kClippedPolicyGradient,
+           .target_width = 4 * kOut + 1}};
+}
+
+}  // namespace
+
+TEST_CASE("MMD's policy loss is the clipped surrogate plus the magnet KL and the cloning term, by hand on a zero network") {
+  configure_torch_threads(1);
+  NetworkSet nets(policy_specs(), small_config(), 1);
+  nets.set_published_weights(std::vector<float>(static_cast<std::size_t>(nets.total_parameters()), 0.0F));
+  // Row 1: actions 0, 1 legal (π = ½, ½), action 1 taken with behaviour probability ½ (ratio 1),
+  // advantage 2, magnet (¼, ¾), the bot played 0. Row 2: actions 0–2 legal (π = ⅓ each), action 2
+  // taken with behaviour probability ¼: ratio 4/3, clipped to 1.2 against the advantage −1 (the
+  // pessimistic side: −min(−4/3, −1.2) = 4/3); uniform magnet; no bot move.
+  FixedBatch batch({{row(1), pg_target(1, 2, 0.5F, {0.25F, 0.75F, 0, 0}, 0), 0b0011, 1},
+                    {row(2), pg_target(2, -1, 0.25F, {1 / 3.0F, 1 / 3.0F, 1 / 3.0F, 0}, -1), 0b0111, 1}});
+  TrainConfig cfg = frozen(1, 2, false);
+  cfg.policy_gradient = {.clip = 0.2, .magnet_weight = 0.5, .bc_weight = 2, .entropy_weight = 0.1};
+  Rng rng(0);
+  const TrainStats st = nets.train(0, batch, 1, cfg, rng);
+  const double kl1 = 0.5 * std::log(0.5 / 0.25) + 0.5 * std::log(0.5 / 0.75);
+  const double row1 = -2 + 0.5 * kl1 + 2 * std::log(2.0) - 0.1 * std::log(2.0);
+  const double row2 = 4.0 / 3 - 0.1 * std::log(3.0);
+  CHECK(st.steps == 1);
+  CHECK(st.mean_loss == doctest::Approx((row1 + row2) / 2).epsilon(1e-5));
+  CHECK(st.policy_gradient.surrogate == doctest::Approx((-2 + 4.0 / 3) / 2).epsilon(1e-5));
+  CHECK(st.policy_gradient.magnet_kl == doctest::Approx(kl1 / 2).epsilon(1e-4));
+  CHECK(st.policy_gradient.bot_cross_entropy == doctest::Approx(std::log(2.0) / 2).epsilon(1e-5));
+  CHECK(st.policy_gradient.entropy == doctest::Approx((std::log(2.0) + std::log(3.0)) / 2).epsilon(1e-5));
+  CHECK(st.policy_gradient.clipped_share == doctest::Approx(0.5));
+}
+
+TEST_CASE("MMD's policy loss raises a positive-advantage move, and its cloning term alone moves the policy to the bot's") {
+  configure_torch_threads(1);
+  auto prob = [](NetworkSet& nets, const std::vector<float>& x, ActionMask legal, int a) {
+    const auto logits = evaluate(nets.evaluator(0), x);
+    double sum = 0;
+    for (int b = 0; b < kOut; ++b) sum += mask_has(legal, b) ? std::exp(logits[static_cast<std::size_t>(b)]) : 0.0;
+    return std::exp(logits[static_cast<std::size_t>(a)]) / sum;
+  };
+  const auto x = row(5);
+  const std::vector<float> uniform = {1 / 3.0F, 1 / 3.0F, 1 / 3.0F, 0};
+  TrainConfig cfg{.updates = 30, .batch_size = 1, .learning_rate = 1e-2, .weight_decay = 0, .grad_clip = 0,
+                  .linear_weighting = false};
+  {  // advantage +1 at action 2, no KL terms
+    NetworkSet nets(policy_specs(), small_config(), 3);
+    const double before = prob(nets, x, 0b0111, 2);
+    FixedBatch batch({{x, pg_target(2, 1, static_cast<float>(before), uniform, -1), 0b0111, 1}});
+    cfg.policy_gradient = {.clip = 10, .magnet_weight = 0, .bc_weight = 0, .entropy_weight = 0};
+    Rng rng(0);
+    nets.train(0, batch, 1, cfg, rng);
+    nets.publish();
+    CHECK(prob(nets, x, 0b0111, 2) > before + 0.2);
+  }
+  {  // advantage 0: only the cloning term toward the bot's move 0 acts
+    NetworkSet nets(policy_specs(), small_config(), 3);
+    FixedBatch batch({{x, pg_target(2, 0, 0.3F, uniform, 0), 0b0111, 1}});
+    cfg.policy_gradient = {.clip = 0.2, .magnet_weight = 0, .bc_weight = 1, .entropy_weight = 0};
+    Rng rng(0);
+    nets.train(0, batch, 1, cfg, rng);
+    nets.publish();
+    CHECK(prob(nets, x, 0b0111, 0) > 0.8);
+  }
+}

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "apps/algorithms/algorithms.h"
+#include "apps/algorithms/mmd/options.h"
 #include "apps/play_mode.h"
 #include "apps/checkpoint_format.h"
 #include "engine/games/lost_cities.h"
@@ -49,6 +50,8 @@ struct DeepCfrOptions {
   TrainConfig value_training;
   std::int64_t value_capacity = 1'000'000;
   bool reinitialize_value = false;
+  // MMD's own (algorithm = kMmd, apps/algorithms/mmd/trainer.h).
+  MmdOptions mmd;
   // Training.
   TrainConfig advantage_training;
   TrainConfig strategy_training;

@@ -19,6 +19,7 @@
 #include "apps/algorithms/deep_cfr/networks.h"
 #include "apps/algorithms/escher/networks.h"
 #include "apps/algorithms/escher/value_error.h"
+#include "apps/algorithms/run_steps.h"
 #include "apps/algorithms/snapshots.h"
 #include "apps/algorithms/deep_cfr/run_files.h"
 #include "apps/checkpoint_format.h"
@@ -569,19 +570,13 @@ class DeepCfrTrainer final : public Trainer {
         iter_.eval_text += fmt::format("  snapshot average {:.4f}", sx);
       }
     } else if constexpr (std::is_same_v<G, LostCitiesTraversalGame>) {
-      auto me = make_strategy_batch_bot(nets_.evaluator(kStrategyNet), game_, o_.eval_play);
-      nlohmann::json ev = nlohmann::json::object();
-      for (const auto& name : o_.eval_opponents) {
-        auto bot = lc::make_bot(name, o_.rules);
-        const auto r = lc::run_match_batched(
-            *me, *bot,
-            {.games = o_.eval_games, .seed = derive_seed(o_.seed, kEvaluationStream, static_cast<std::uint64_t>(it)),
-             .max_steps = o_.eval_max_steps, .rules = o_.rules, .stop = io_.stop});
-        if (r.stopped) throw Interrupted{"evaluation"};
-        ev[name] = nlohmann::json::parse(lc::report_json(r));
-        iter_.eval_text += fmt::format("  vs {} {:.2f} ({:+.1f})", name, r.win_rate(), r.avg_diff());
-      }
-      m["evaluation"] = ev;
+      auto r = evaluate_against_bots(nets_.evaluator(kStrategyNet), game_,
+                                     {.opponents = o_.eval_opponents, .games = o_.eval_games,
+                                      .seed = derive_seed(o_.seed, kEvaluationStream, static_cast<std::uint64_t>(it)),
+                                      .max_steps = o_.eval_max_steps, .rules = o_.rules, .play = o_.eval_play, .stop = io_.stop});
+      if (r.stopped) throw Interrupted{"evaluation"};
+      iter_.eval_text += r.text;
+      m["evaluation"] = std::move(r.reports);
     }
     m["eval_seconds"] = since(t_eval);
   }
@@ -678,36 +673,20 @@ class DeepCfrTrainer final : public Trainer {
   /// boundaries.
   void write_checkpoint() {
     auto& L = *learner_;
-    const int iteration = iter_.it;
-    const fs::path dir = fs::path(io_.run_dir) / "checkpoints";
-    fs::create_directories(dir);
-    const fs::path tmp = dir / (".tmp-" + checkpoint_dir_name(iteration));
-    fs::remove_all(tmp);
-    fs::create_directories(tmp);
-    std::vector<std::string> names = {"nets.pt", "config.toml"};
-    nets_.save((tmp / "nets.pt").string());
-    write_file_atomic((tmp / "config.toml").string(), io_.config_toml);
-    if (o_.include_memories) {
-      std::ofstream out(tmp / "memories.bin", std::ios::binary | std::ios::trunc);
-      L.adv0.save(out);
-      L.adv1.save(out);
-      L.strat.save(out);
-      out.close();
-      if (!out) throw InputError(fmt::format("{}: cannot write memories", (tmp / "memories.bin").string()));
-      names.push_back("memories.bin");
-    }
-    std::map<std::string, FileChecksum> files;
-    for (const auto& name : names) files[name] = file_checksum((tmp / name).string());
-    write_file_atomic((tmp / "meta.json").string(),
-                      checkpoint_meta_json(o_.shape, o_.include_memories, iteration, nets_.specs(), L.train_rng.state(), files));
-    const fs::path final_dir = dir / checkpoint_dir_name(iteration);
-    fs::remove_all(final_dir);
-    fs::rename(tmp, final_dir);
-    write_file_atomic((dir / "latest").string(), checkpoint_dir_name(iteration) + "\n");
-    const int previous = L.latest_checkpoint;
-    if (previous > 0 && previous != iteration && (o_.save_every <= 0 || previous % o_.save_every != 0))
-      fs::remove_all(dir / checkpoint_dir_name(previous));
-    L.latest_checkpoint = iteration;
+    CheckpointWrite w{.run_dir = io_.run_dir, .iteration = iter_.it, .config_toml = io_.config_toml, .shape = o_.shape,
+                      .train_rng = L.train_rng.state(), .write_memories = nullptr, .save_every = o_.save_every,
+                      .previous_latest = L.latest_checkpoint};
+    if (o_.include_memories)
+      w.write_memories = [&L](const std::string& path) {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        L.adv0.save(out);
+        L.adv1.save(out);
+        L.strat.save(out);
+        out.close();
+        if (!out) throw InputError(fmt::format("{}: cannot write memories", path));
+      };
+    write_checkpoint_dir(nets_, w);
+    L.latest_checkpoint = iter_.it;
   }
 
   void print_iteration() {

@@ -52,6 +52,9 @@ class Trainer {
   /// A traversal rank of a distributed run: traverses its share of every phase the learner
   /// announces, until it says stop. Returns the iterations served.
   virtual int serve_learner() = 0;
+  /// Whether a resume is exact only with the memories saved (Deep CFR's reservoirs span
+  /// iterations; MMD's samples live one iteration and need none).
+  virtual bool resume_needs_memories() const { return true; }
 };
 
 /// Deep CFR (or ESCHER: options.algorithm) on the registered game options.shape.game (engine/games/games.h), its traversal adapter

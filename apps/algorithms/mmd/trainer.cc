@@ -1,0 +1,370 @@
+#include "apps/algorithms/mmd/trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "apps/algorithms/deep_cfr/evaluation.h"
+#include "apps/algorithms/deep_cfr/networks.h"
+#include "apps/algorithms/deep_cfr/run_files.h"
+#include "apps/algorithms/mmd/networks.h"
+#include "apps/algorithms/run_steps.h"
+#include "apps/algorithms/snapshots.h"
+#include "apps/checkpoint_format.h"
+#include "engine/core/errors.h"
+#include "engine/core/resources.h"
+#include "engine/games/games.h"
+#include "engine/memory/reservoir.h"
+#include "engine/tabular/best_response.h"
+#include "engine/traversal/mmd.h"
+#include "sched/sample_pipe.h"
+#include "sched/worker_thread.h"
+
+namespace cfr {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+struct Interrupted {
+  const char* step;
+};
+
+template <TraversalAdapter G>
+class MmdTrainer final : public Trainer {
+ public:
+  MmdTrainer(const DeepCfrOptions& o, const TrainerIo& io, G game)
+      : o_(o), m_(o.mmd), io_(io), game_(std::move(game)), W_(game_.input_width()), A_(game_.num_actions()),
+        nets_(mmd_networks(W_, A_), o.network, o.seed), scheduler_(make_scheduler(o.scheduler, o.scheduler_options)),
+        policy_mem_(m_.capacity, W_, mmd_target_width(A_), derive_seed(o.seed, kMmdMemoryStream)),
+        value_mem_(m_.capacity, W_, 1, derive_seed(o.seed, kMmdMemoryStream, 1)),
+        train_rng_(derive_seed(o.seed, kTrainerStream)) {
+    if (io.dist != nullptr)
+      throw InputError("algorithm.name = 'mmd' runs in one process: a distributed run (mpirun) is Deep CFR's only");
+    configure_torch_threads(o.torch_threads);
+    const TrainConfig base = o.advantage_training;
+    policy_train_ = base;
+    policy_train_.batch_size = m_.batch_size;
+    policy_train_.linear_weighting = false;
+    policy_train_.target_scale = 1.0;
+    policy_train_.policy_gradient = m_.terms;
+    value_train_ = policy_train_;
+    policy_train_.stop = value_train_.stop = io.stop;
+    if constexpr (EnumerableGame<typename G::State>) tree_.emplace(build_game_tree(o.shape.game));
+  }
+
+  int restore(const std::string& ck) override {
+    const CheckpointMeta meta = read_checkpoint_meta(ck, o_.shape, nets_.specs());
+    nets_.load((fs::path(ck) / "nets.pt").string());
+    train_rng_.set_state(meta.train_rng);
+    latest_checkpoint_ = meta.iteration;
+    return meta.iteration;
+  }
+
+  bool resume_needs_memories() const override { return false; }
+
+  int serve_learner() override { throw InputError("algorithm.name = 'mmd' has no traversal ranks"); }
+
+  int train(int first, nlohmann::json first_metrics, const std::string& note) override {
+    metrics_.emplace(io_.run_dir + "/metrics.jsonl");
+    log_.open(io_.run_dir + "/log.txt", std::ios::app);
+    say(fmt::format("cfr-run: {} on {} — MMD self-play, {} iterations × {} rollouts; networks {}×{} ({} parameters each); "
+                    "scheduler {} ({}); run dir {}",
+                    o_.experiment_name, o_.shape.game, o_.max_iterations, m_.rollouts_per_iteration, o_.network.num_layers,
+                    o_.network.hidden_size, nets_.parameters(kPolicyNet), o_.scheduler, o_.scheduler_options.describe(),
+                    io_.run_dir));
+    if (!note.empty()) say(note);
+    trim_snapshots(snapshot_dir(), first - 1);
+    if (first == 1) {  // the magnet and the opponent start as the policy's initial weights
+      const auto w = nets_.weights(kPolicyNet);
+      nets_.set_weights(kMagnetNet, w);
+      nets_.set_weights(kOpponentNet, w);
+    }
+    latest_checkpoint_ = first - 1;
+    first_ = first;
+    started_ = Clock::now();
+    int done = first - 1;
+    for (int it = first; it <= o_.max_iterations; ++it) {
+      if (io_.stop && io_.stop->load()) {
+        say(fmt::format("cfr-run: stopped before iteration {}; the last checkpoint is iteration {}", it, latest_checkpoint_));
+        break;
+      }
+      if (o_.max_minutes > 0 && since(started_) > o_.max_minutes * 60) {
+        say(fmt::format("cfr-run: run.max_minutes = {} reached", o_.max_minutes));
+        break;
+      }
+      try {
+        begin_iteration(it, std::exchange(first_metrics, nullptr));
+        rollout_phase();
+        train_networks();
+        move_magnet_and_keep_snapshot();
+        evaluate();
+        write_metrics();
+        write_checkpoint();
+        print_iteration();
+        done = it;
+      } catch (const Interrupted& i) {
+        say(fmt::format("cfr-run: interrupted during iteration {}'s {}; the last checkpoint is iteration {}", it, i.step,
+                        latest_checkpoint_));
+        trainer_.wait();
+        break;
+      } catch (...) {
+        trainer_.wait();
+        throw;
+      }
+    }
+    return done;
+  }
+
+  ~MmdTrainer() override {
+    try {
+      trainer_.wait();
+    } catch (...) {
+    }
+  }
+
+ private:
+  /// The policy snapshots the opponent is drawn from: run_dir/mmd/snapshots (not Single Deep
+  /// CFR's run_dir/snapshots: these hold one policy network each).
+  std::string snapshot_dir() const { return io_.run_dir + "/mmd"; }
+
+  void say(const std::string& line) {
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+    log_ << line << "\n";
+    log_.flush();
+  }
+
+  double bc_weight(int it) const {
+    if (m_.bc_fade_iterations <= 0) return m_.bc_weight;
+    return m_.bc_weight * std::max(0.0, 1.0 - static_cast<double>(it - 1) / m_.bc_fade_iterations);
+  }
+
+  void begin_iteration(int it, nlohmann::json extra) {
+    it_ = it;
+    started_it_ = Clock::now();
+    mtr_ = {{"iteration", it}};
+    if (!extra.is_null()) mtr_.update(extra);
+    policy_rng_ = Rng(train_rng_());
+    value_rng_ = Rng(train_rng_());
+    // The opponent of this iteration's snapshot rollouts: one of the newest snapshots_kept.
+    const std::uint64_t draw = train_rng_();
+    opponent_ = 0;
+    if (m_.rollout.snapshot_share > 0) {
+      const auto snaps = list_snapshots(snapshot_dir());
+      if (!snaps.empty()) {
+        const std::size_t kept = std::min(snaps.size(), static_cast<std::size_t>(m_.snapshots_kept));
+        const auto& [snap_it, path] = snaps[snaps.size() - kept + draw % kept];
+        nets_.set_weights(kOpponentNet, read_snapshot(path, nets_.parameters(kPolicyNet)));
+        opponent_ = snap_it;
+      }
+    }
+    mtr_["opponent_snapshot"] = opponent_;
+    if (o_.learning_rate_decay_iterations > 0) {
+      const double lr = o_.advantage_training.learning_rate /
+                        std::sqrt(1.0 + (it - 1) / static_cast<double>(o_.learning_rate_decay_iterations));
+      policy_train_.learning_rate = value_train_.learning_rate = lr;
+      mtr_["learning_rate"] = lr;
+    }
+    policy_train_.policy_gradient.bc_weight = bc_weight(it);
+    mtr_["bc_weight"] = policy_train_.policy_gradient.bc_weight;
+  }
+
+  TraversalJob rollout_job() const {
+    return {.iteration = it_, .traverser = 0, .num_traversals = m_.rollouts_per_iteration, .first_index = 0, .seed = o_.seed,
+            .input_width = W_, .output_width = mmd_target_width(A_),
+            .start = [this](TraversalContext& ctx) { return mmd_rollout(ctx, game_, m_.rollout); }};
+  }
+
+  /// This iteration's rollouts fill the memories from nothing (on-policy: samples live one
+  /// iteration); the pipe's consumer thread inserts while rollouts run.
+  void rollout_phase() {
+    policy_mem_.reset(derive_seed(o_.seed, kMmdMemoryStream, static_cast<std::uint64_t>(it_)));
+    value_mem_.reset(derive_seed(o_.seed, kMmdMemoryStream, static_cast<std::uint64_t>(it_), 1));
+    digest_ = SampleDigest();
+    dropped_ = 0;
+    double reward_sum = 0;
+    const int value_col = 4 * A_;
+    const auto t0 = Clock::now();
+    SamplePipe pipe(W_, mmd_target_width(A_), o_.pipe, [&](const SampleBlock& b) {
+      digest_.add(b.advantage);
+      const SampleBuffer& s = b.advantage;
+      for (int i = 0; i < s.size(); ++i) {
+        const float* in = s.input(i);
+        const float* t = s.target(i);
+        bool finite = true;
+        for (int k = 0; k < W_ && finite; ++k) finite = std::isfinite(in[k]);
+        for (int k = 0; k < mmd_target_width(A_) && finite; ++k) finite = std::isfinite(t[k]);
+        if (!finite) {
+          ++dropped_;
+          continue;
+        }
+        policy_mem_.insert(in, t, s.masks[static_cast<std::size_t>(i)], it_);
+        value_mem_.insert(in, t + value_col, ActionMask{1}, it_);
+        reward_sum += t[value_col];
+      }
+    });
+    const RunStats st = scheduler_->run(rollout_job(), nets_.evaluators(), pipe, io_.stop);
+    pipe.flush();
+    rollout_s_ = since(t0);
+    if (st.stopped) throw Interrupted{"rollouts"};
+    nodes_ = st.nodes;
+    mtr_["rollouts"] = st.traversals;
+    mtr_["rollout_seconds"] = rollout_s_;
+    mtr_["nodes"] = st.nodes;
+    mtr_["nodes_per_second"] = rollout_s_ > 0 ? st.nodes / rollout_s_ : 0.0;
+    mtr_["mean_game_actions"] = st.traversals > 0 ? static_cast<double>(st.nodes) / st.traversals : 0.0;
+    mtr_["cutoff_share"] = st.traversals > 0 ? static_cast<double>(st.cutoffs) / st.traversals : 0.0;
+    mtr_["batch_mean"] = st.batch.mean_batch();
+    mtr_["forwards"] = st.batch.forwards;
+    mtr_["samples"] = policy_mem_.seen();
+    mtr_["samples_kept"] = policy_mem_.size();
+    mtr_["samples_dropped_nonfinite"] = dropped_;
+    mtr_["mean_value_target"] = policy_mem_.seen() > 0 ? reward_sum / static_cast<double>(policy_mem_.seen()) : 0.0;
+    mtr_["sample_digest"] = fmt::format("{:016x}", digest_.value());
+  }
+
+  int updates_for(std::int64_t rows) const {
+    return static_cast<int>(std::max<std::int64_t>(1, (m_.epochs * rows + m_.batch_size - 1) / m_.batch_size));
+  }
+
+  /// The value net on the trainer thread while the policy trains here; both are published.
+  void train_networks() {
+    const auto t0 = Clock::now();
+    value_train_.updates = updates_for(value_mem_.rows());
+    policy_train_.updates = updates_for(policy_mem_.rows());
+    trainer_.submit([this] { value_stats_ = nets_.train(kMmdValueNet, value_mem_, it_, value_train_, value_rng_); });
+    policy_stats_ = nets_.train(kPolicyNet, policy_mem_, it_, policy_train_, policy_rng_);
+    trainer_.wait();
+    if (policy_stats_.stopped || value_stats_.stopped) throw Interrupted{"training"};
+    for (int net : {kPolicyNet, kMmdValueNet})
+      if (!nets_.weights_finite(net))
+        throw NumericError(fmt::format("iteration {}: the {} network's weights are not finite; the last checkpoint is "
+                                       "iteration {} (resume with --resume {})",
+                                       it_, nets_.spec(net).name, latest_checkpoint_, io_.run_dir));
+    nets_.publish(kPolicyNet);
+    nets_.publish(kMmdValueNet);
+    train_s_ = since(t0);
+    const auto& pg = policy_stats_.policy_gradient;
+    mtr_["train_seconds"] = train_s_;
+    mtr_["loss_policy"] = policy_stats_.mean_loss;
+    mtr_["loss_value"] = value_stats_.mean_loss;
+    mtr_["policy_gradient"] = {{"surrogate", pg.surrogate}, {"magnet_kl", pg.magnet_kl},
+                               {"bot_cross_entropy", pg.bot_cross_entropy}, {"entropy", pg.entropy},
+                               {"clipped_share", pg.clipped_share}, {"steps", policy_stats_.steps}};
+    mtr_["value_steps"] = value_stats_.steps;
+    mtr_["grad_norm"] = {policy_stats_.mean_grad_norm, value_stats_.mean_grad_norm};
+    mtr_["skipped_nonfinite_steps"] = policy_stats_.skipped_nonfinite + value_stats_.skipped_nonfinite;
+  }
+
+  /// MMD's magnet moves to the current policy every magnet_every iterations (so the iterates
+  /// converge to an equilibrium rather than to the first magnet's regularised one); a snapshot
+  /// of the policy joins the opponents every snapshot_every.
+  void move_magnet_and_keep_snapshot() {
+    const bool move = m_.magnet_every > 0 && it_ % m_.magnet_every == 0;
+    const bool snap = m_.rollout.snapshot_share > 0 && it_ % m_.snapshot_every == 0;
+    if (move || snap) {
+      const auto w = nets_.weights(kPolicyNet);
+      if (move) nets_.set_weights(kMagnetNet, w);
+      if (snap) write_snapshot(snapshot_dir(), it_, w);
+    }
+    mtr_["magnet_moved"] = move;
+  }
+
+  bool evaluation_iteration() const { return (o_.eval_every > 0 && it_ % o_.eval_every == 0) || it_ == o_.max_iterations; }
+
+  /// Kuhn/Leduc: the policy's exact exploitability; Lost Cities: batched matches against the bots.
+  void evaluate() {
+    eval_text_.clear();
+    if (!evaluation_iteration()) return;
+    const auto t0 = Clock::now();
+    if (tree_) {
+      const TabularPolicy pol = strategy_policy(*tree_, nets_.evaluator(kPolicyNet));
+      const auto r = exploitability(pol);
+      write_policy_file(io_.run_dir + "/policy.json", pol);
+      mtr_["nash_conv"] = r.nash_conv;
+      mtr_["exploitability"] = r.exploitability;
+      eval_text_ = fmt::format("  exploitability {:.4f} ({:.0f} mA/g)", r.exploitability, 1e3 * r.exploitability);
+    } else if constexpr (std::is_same_v<G, LostCitiesTraversalGame>) {
+      auto r = evaluate_against_bots(nets_.evaluator(kPolicyNet), game_,
+                                     {.opponents = o_.eval_opponents, .games = o_.eval_games,
+                                      .seed = derive_seed(o_.seed, kEvaluationStream, static_cast<std::uint64_t>(it_)),
+                                      .max_steps = o_.eval_max_steps, .rules = o_.rules, .play = o_.eval_play, .stop = io_.stop});
+      if (r.stopped) throw Interrupted{"evaluation"};
+      eval_text_ = r.text;
+      mtr_["evaluation"] = std::move(r.reports);
+    }
+    mtr_["eval_seconds"] = since(t0);
+  }
+
+  void write_metrics() {
+    mtr_["iteration_seconds"] = since(started_it_);
+    mtr_["elapsed_seconds"] = since(started_);
+    mtr_["rss_bytes"] = resident_bytes();
+    metrics_->append(mtr_.dump() + "\n");
+  }
+
+  void write_checkpoint() {
+    write_checkpoint_dir(nets_, {.run_dir = io_.run_dir, .iteration = it_, .config_toml = io_.config_toml, .shape = o_.shape,
+                                 .train_rng = train_rng_.state(), .write_memories = nullptr, .save_every = o_.save_every,
+                                 .previous_latest = latest_checkpoint_});
+    latest_checkpoint_ = it_;
+  }
+
+  void print_iteration() {
+    const double elapsed = since(started_);
+    const int left = o_.max_iterations - it_, ran = it_ - first_ + 1;
+    const double eta = o_.max_minutes > 0 ? std::min(elapsed / ran * left, std::max(0.0, o_.max_minutes * 60 - elapsed))
+                                          : elapsed / ran * left;
+    const auto& pg = policy_stats_.policy_gradient;
+    say(fmt::format("iter {:>4}/{}  rollouts {:.1f}s ({:.0f} actions/s)  train {:.1f}s  policy {:.3g} (KL magnet {:.3g}, "
+                    "entropy {:.3g}{})  value {:.3g}  digest {}{}  ETA {:.0f}s",
+                    it_, o_.max_iterations, rollout_s_, rollout_s_ > 0 ? nodes_ / rollout_s_ : 0.0, train_s_,
+                    policy_stats_.mean_loss, pg.magnet_kl, pg.entropy,
+                    policy_train_.policy_gradient.bc_weight > 0 ? fmt::format(", bot CE {:.3g}", pg.bot_cross_entropy) : "",
+                    value_stats_.mean_loss, mtr_["sample_digest"].get<std::string>(), eval_text_, eta));
+  }
+
+  const DeepCfrOptions o_;
+  const MmdOptions m_;
+  const TrainerIo io_;
+  const G game_;
+  const int W_, A_;
+  NetworkSet nets_;
+  std::unique_ptr<Scheduler> scheduler_;
+  ReservoirMemory policy_mem_, value_mem_;
+  Rng train_rng_, policy_rng_, value_rng_;
+  TrainConfig policy_train_, value_train_;
+  TrainStats policy_stats_, value_stats_;
+  std::optional<GameTree> tree_;
+  std::optional<MetricsFile> metrics_;
+  std::ofstream log_;
+  SampleDigest digest_;
+  std::int64_t dropped_ = 0, nodes_ = 0;
+  nlohmann::json mtr_;
+  std::string eval_text_;
+  int it_ = 0, first_ = 1, latest_checkpoint_ = 0, opponent_ = 0;
+  double rollout_s_ = 0, train_s_ = 0;
+  Clock::time_point started_ = Clock::now(), started_it_ = Clock::now();
+  WorkerThread trainer_;  // last: joined first, while what its jobs read still exists
+};
+
+}  // namespace
+
+std::unique_ptr<Trainer> make_mmd_trainer(const DeepCfrOptions& o, const TrainerIo& io, const GameSettings& settings) {
+  return visit_registered_game(o.shape.game, [&]<class R>(R) -> std::unique_ptr<Trainer> {
+    return std::make_unique<MmdTrainer<typename R::Adapter>>(o, io, R::Adapter::from_settings(settings));
+  });
+}
+
+}  // namespace cfr

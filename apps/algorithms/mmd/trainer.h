@@ -1,0 +1,22 @@
+#pragma once
+// The MMD self-play trainer (docs/mmd.md): per iteration, self-play rollouts as coroutines
+// (engine/traversal/mmd.h) batched by the configured scheduler, whose samples stream through a
+// SamplePipe into this iteration's policy and value memories while the rollouts run; then the
+// policy (clipped policy gradient + KL toward the magnet + the fading KL toward a bot) and the value
+// network train on the trainer threads, the new weights are published, the magnet moves every
+// magnet_every iterations and a snapshot of the policy joins the opponents every snapshot_every.
+// Evaluation, metrics.jsonl, checkpoints and resume are the shared ones
+// (apps/algorithms/run_steps.h, the driver apps/deep_cfr.cc). One process (no MPI).
+#include <memory>
+
+#include "apps/algorithms/deep_cfr/options.h"
+#include "apps/algorithms/deep_cfr/trainer.h"
+#include "engine/traversal/traversal_games.h"
+
+namespace cfr {
+
+/// MMD on the registered game options.shape.game, its traversal adapter made from `settings`
+/// (Lost Cities: settings.opponent_bot is mmd.bot when a bot takes part).
+std::unique_ptr<Trainer> make_mmd_trainer(const DeepCfrOptions& options, const TrainerIo& io, const GameSettings& settings);
+
+}  // namespace cfr

@@ -1,0 +1,66 @@
+#include "apps/algorithms/run_steps.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "apps/algorithms/deep_cfr/run_files.h"
+#include "apps/checkpoint_policy.h"
+#include "engine/core/checksum.h"
+#include "engine/core/errors.h"
+#include "engine/core/files.h"
+#include "engine/games/bots.h"
+#include "engine/games/match.h"
+#include "engine/traversal/traversal_games.h"
+#include "nets/networks.h"
+
+namespace cfr {
+
+namespace fs = std::filesystem;
+
+void write_checkpoint_dir(const NetworkSet& nets, const CheckpointWrite& w) {
+  const fs::path dir = fs::path(w.run_dir) / "checkpoints";
+  fs::create_directories(dir);
+  const fs::path tmp = dir / (".tmp-" + checkpoint_dir_name(w.iteration));
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  std::vector<std::string> names = {"nets.pt", "config.toml"};
+  nets.save((tmp / "nets.pt").string());
+  write_file_atomic((tmp / "config.toml").string(), w.config_toml);
+  if (w.write_memories) {
+    w.write_memories((tmp / "memories.bin").string());
+    names.push_back("memories.bin");
+  }
+  std::map<std::string, FileChecksum> files;
+  for (const auto& name : names) files[name] = file_checksum((tmp / name).string());
+  write_file_atomic((tmp / "meta.json").string(), checkpoint_meta_json(w.shape, static_cast<bool>(w.write_memories),
+                                                                       w.iteration, nets.specs(), w.train_rng, files));
+  const fs::path final_dir = dir / checkpoint_dir_name(w.iteration);
+  fs::remove_all(final_dir);
+  fs::rename(tmp, final_dir);
+  write_file_atomic((dir / "latest").string(), checkpoint_dir_name(w.iteration) + "\n");
+  const int previous = w.previous_latest;
+  if (previous > 0 && previous != w.iteration && (w.save_every <= 0 || previous % w.save_every != 0))
+    fs::remove_all(dir / checkpoint_dir_name(previous));
+}
+
+BotEvaluationResult evaluate_against_bots(Evaluator& policy, const LostCitiesTraversalGame& game, const BotEvaluation& e) {
+  BotEvaluationResult out;
+  auto me = make_strategy_batch_bot(policy, game, e.play);
+  for (const auto& name : e.opponents) {
+    auto bot = lc::make_bot(name, e.rules);
+    const auto r = lc::run_match_batched(
+        *me, *bot, {.games = e.games, .seed = e.seed, .max_steps = e.max_steps, .rules = e.rules, .stop = e.stop});
+    if (r.stopped) {
+      out.stopped = true;
+      return out;
+    }
+    out.reports[name] = nlohmann::json::parse(lc::report_json(r));
+    out.text += fmt::format("  vs {} {:.2f} ({:+.1f})", name, r.win_rate(), r.avg_diff());
+  }
+  return out;
+}
+
+}  // namespace cfr

@@ -1,0 +1,60 @@
+#pragma once
+// Steps every training algorithm's iteration shares (apps/algorithms/<name>/trainer.cc): writing a
+// checkpoint directory and playing the Lost Cities bots with the network that plays. One home, so
+// that Deep CFR, ESCHER and MMD checkpoints and evaluations are the same files and numbers.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/checkpoint_format.h"
+#include "apps/play_mode.h"
+#include "engine/core/rng.h"
+#include "engine/games/lost_cities.h"
+
+namespace cfr {
+
+class Evaluator;
+class NetworkSet;
+struct LostCitiesTraversalGame;
+
+/// What a checkpoint of one iteration holds besides the networks.
+struct CheckpointWrite {
+  std::string run_dir;
+  int iteration = 0;
+  std::string config_toml;
+  CheckpointShape shape;
+  Rng::StateWords train_rng{};
+  /// Writes memories.bin into the given path (empty: the checkpoint has no memories).
+  std::function<void(const std::string& path)> write_memories;
+  int save_every = 0;       // the previous latest is kept only on these boundaries
+  int previous_latest = 0;  // the checkpoint that `latest` named before (0: none)
+};
+
+/// run_dir/checkpoints/iter-NNNNNN: nets.pt, config.toml, memories.bin when asked, meta.json with
+/// the checksums read back from disk; written as a temporary directory and renamed, then `latest`
+/// replaced and the previous latest removed unless it is on a save_every boundary.
+void write_checkpoint_dir(const NetworkSet& nets, const CheckpointWrite& w);
+
+/// Evaluation against bots: games per opponent (duplicate deals), the deals' seed, the action cap.
+struct BotEvaluation {
+  std::vector<std::string> opponents;
+  int games = 100;
+  std::uint64_t seed = 0;
+  int max_steps = 10000;
+  lc::Rules rules;
+  PlayMode play = PlayMode::kGreedy;
+  const std::atomic<bool>* stop = nullptr;
+};
+struct BotEvaluationResult {
+  nlohmann::json reports = nlohmann::json::object();  // per opponent: lc::report_json
+  std::string text;                                  // "  vs NAME 0.52 (+3.1)" per opponent
+  bool stopped = false;                              // a stop request ended it early
+};
+/// The network `policy` (logits over the actions) plays every opponent in batched matches.
+BotEvaluationResult evaluate_against_bots(Evaluator& policy, const LostCitiesTraversalGame& game, const BotEvaluation& e);
+
+}  // namespace cfr

@@ -1,0 +1,134 @@
+#pragma once
+// MMD self-play rollouts as coroutines (magnetic mirror descent, Sokota et al. 2022, in its deep
+// reinforcement-learning form), generic over the game, on the same contexts, query port and
+// schedulers as Deep CFR's traversals (traversal.h): a rollout suspends at every network query
+// and a scheduler's batcher answers it, so rollouts are batched exactly like traversals and a
+// rollout's samples depend only on its RNG stream (seed, iteration, 0, index).
+//
+// MMD queries four networks (mmd_networks, apps/algorithms/mmd/networks.h): the policy π (logits
+// over the actions), the value network V (one output: the expected return of the player to move,
+// in reward units), the magnet ρ (a frozen copy of an earlier π, the KL anchor) and the opponent
+// (a past snapshot of π, when a rollout draws one).
+//
+// mmd_rollout(ctx, game, o): one game. A rollout first draws who sits in the second seat: with
+// probability bot_share the game's bot (Lost Cities: mmd.bot), with snapshot_share the past
+// snapshot, else π itself; then the learner's seat is index % 2 (self-play: both seats learn). At
+// each learning decision the player asks π, ρ and V about its information state, samples its
+// action from π and stores one sample (SampleBuffer ctx.advantage, input width W, target width
+// 4·A + 1, the layout of NetLoss::kClippedPolicyGradient): the advantage at the taken action,
+// π(a) at the taken action, ρ, the bot's move (one-hot, when bc_targets) and the value target.
+// At the end (or at max_actions, valued by the score difference) each player's reward is its
+// return / reward_scale, and per player, backwards over its own decisions (γ = 1, the only
+// reward is the last), generalised advantage estimation: δ_t = V(s_{t+1}) − V(s_t) (the reward
+// in place of V after the last), Â_t = δ_t + λ·Â_{t+1}; the value target is Â_t + V(s_t).
+//
+// The loop is iterative: the native stack and the frames do not grow with the game.
+#include <algorithm>
+#include <array>
+
+#include "engine/core/task.h"
+#include "engine/traversal/traversal.h"
+#include "engine/traversal/traversal_context.h"
+
+namespace cfr {
+
+/// MMD's network set in query order.
+enum MmdNetId : int { kPolicyNet = 0, kMmdValueNet = 1, kMagnetNet = 2, kOpponentNet = 3, kNumMmdNets = 4 };
+
+/// The width of an MMD sample's target: 4·A + 1 (see above).
+constexpr int mmd_target_width(int num_actions) noexcept { return 4 * num_actions + 1; }
+
+/// Who plays the seat the learner does not hold in a rollout.
+enum class MmdSeat : std::uint8_t { kSelf, kSnapshot, kBot };
+
+struct MmdRolloutOptions {
+  double reward_scale = 1.0;      // rewards are return / reward_scale
+  double gae_lambda = 0.95;       // 1: Monte-Carlo return minus the baseline
+  double bot_share = 0;           // rollouts whose second seat is the game's bot
+  double snapshot_share = 0;      // rollouts whose second seat is a past snapshot (kOpponentNet)
+  bool bc_targets = false;        // store the bot's move at every learning decision (cloning)
+  int max_actions = 0;            // actions per game before it is cut off (0 = none)
+  CutoffValue cutoff = CutoffValue::kScoreDiff;
+};
+
+template <class G>
+inline constexpr bool kGameHasBot = requires(const G& g, const typename G::State& st, Rng& r) { g.bot_action(st, r); };
+
+template <class G>
+Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOptions& o) {
+  const int A = game.num_actions();
+  const int learner = ctx.index % 2;
+  MmdSeat second = MmdSeat::kSelf;
+  if (o.bot_share > 0 || o.snapshot_share > 0) {
+    const double u = ctx.rng.uniform();
+    second = u < o.bot_share ? MmdSeat::kBot : u < o.bot_share + o.snapshot_share ? MmdSeat::kSnapshot : MmdSeat::kSelf;
+  }
+  if constexpr (!kGameHasBot<G>) {
+    if (second == MmdSeat::kBot || o.bc_targets) throw InputError("mmd: a bot opponent or bot cloning needs a game with bots (lost_cities)");
+  }
+  float logits[kMaxTraversalActions];
+  float probs[kMaxTraversalActions];
+  float magnet[kMaxTraversalActions];
+  float value[1];
+  auto& steps = ctx.rollout;
+  auto s = game.new_game(ctx.rng);
+  int nodes = 0;
+  bool cut = false;
+  for (;;) {
+    if (s.is_terminal()) break;
+    if (o.max_actions > 0 && nodes >= o.max_actions) {
+      cut = true;
+      break;
+    }
+    ++nodes;
+    const int p = s.current_player();
+    const ActionMask legal = s.legal_mask();
+    int a;
+    if (p == learner || second == MmdSeat::kSelf) {
+      const int si = ctx.advantage.push(p, ctx.iteration, legal);
+      float* in = ctx.advantage.input(si);
+      game.encode(s, p, in);
+      co_await ctx.query(kPolicyNet, in, legal, logits);
+      co_await ctx.query(kMagnetNet, in, legal, magnet);
+      co_await ctx.query(kMmdValueNet, in, legal, value);
+      masked_softmax(logits, legal, A, probs);
+      masked_softmax(magnet, legal, A, magnet);
+      a = sample_action(probs, legal, ctx.rng);
+      float* t = ctx.advantage.target(si);
+      t[A + a] = std::max(probs[a], 1e-12F);
+      std::copy_n(magnet, A, t + 2 * A);
+      if constexpr (kGameHasBot<G>) {
+        if (o.bc_targets) t[3 * A + game.bot_action(s, ctx.rng)] = 1.0F;
+      }
+      steps.push_back({si, a, static_cast<std::int8_t>(p), value[0]});
+    } else if (second == MmdSeat::kSnapshot) {
+      float* in = ctx.scratch_input(game.input_width());
+      game.encode(s, p, in);
+      co_await ctx.query(kOpponentNet, in, legal, logits);
+      masked_softmax(logits, legal, A, probs);
+      a = sample_action(probs, legal, ctx.rng);
+    } else {
+      if constexpr (kGameHasBot<G>) {
+        a = game.bot_action(s, ctx.rng);
+      } else {
+        a = std::countr_zero(legal);  // unreachable: refused above
+      }
+    }
+    game.apply(s, a, ctx.rng);
+  }
+  ctx.cut_off = cut;
+  ctx.nodes += nodes;
+  std::array<double, 2> next_value{}, gae{};
+  for (int p = 0; p < 2; ++p) next_value[static_cast<std::size_t>(p)] = (cut ? cutoff_value(ctx, game, o.cutoff, s, p) : s.returns(p)) / o.reward_scale;
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    const auto p = static_cast<std::size_t>(it->player);
+    const double delta = next_value[p] - it->value;
+    gae[p] = delta + o.gae_lambda * gae[p];
+    next_value[p] = it->value;
+    float* t = ctx.advantage.target(it->sample);
+    t[it->action] = static_cast<float>(gae[p]);
+    t[4 * A] = static_cast<float>(gae[p] + it->value);
+  }
+}
+
+}  // namespace cfr
