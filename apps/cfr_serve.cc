@@ -2,6 +2,7 @@
 // and step through transcripts in a browser (docs/serve.md).
 //   cfr-serve [--host 127.0.0.1] [--port 8080] [--runs DIR]... [--www DIR] [--chart-js FILE]
 //             [--opponent NAME]... [--max-games N] [--rules JSON] [--move-timeout S] [--player-logs DIR]
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "apps/cli.h"
 #include "apps/serve/server.h"
+#include "engine/games/bots.h"
 #include "engine/games/players.h"
 #include "engine/games/replay.h"  // rules_from_json_text
 #ifdef CFR_ARENA_CHECKPOINTS
@@ -19,6 +21,10 @@
 
 #ifndef CFR_SERVE_WWW
 #define CFR_SERVE_WWW "apps/serve/www"
+#endif
+// The shipped agent (models/, docs/mmd.md): the play page's default opponent when it is there.
+#ifndef CFR_SHIPPED_MODEL
+#define CFR_SHIPPED_MODEL "models/lost-cities-mmd"
 #endif
 
 int main(int argc, char** argv) {
@@ -37,6 +43,11 @@ int main(int argc, char** argv) {
   app.add_option("--chart-js", opts.chart_js, "Chart.js (Debian package libjs-chart.js)")->check(cfr::kNonEmpty);
   app.add_option("--opponent", opts.opponents,
                  "an extra opponent for the play page (checkpoint:PATH, external:COMMAND, ...; repeatable)")
+      ->check(cfr::kNonEmpty);
+  std::string default_opponent;
+  app.add_option("--default-opponent", default_opponent,
+                 "the play page's preselected opponent (default: the shipped agent checkpoint:" CFR_SHIPPED_MODEL
+                 " when this build plays checkpoints and it exists, else heuristic_balanced)")
       ->check(cfr::kNonEmpty);
   app.add_option("--max-games", max_games, "live games at once, then 503")->check(cfr::kDecimal)->check(cfr::kCountRange);
   app.add_option("--rules", rules_json, R"(rule overrides as a JSON object, e.g. '{"n_colors":3}')")->check(cfr::kNonEmpty);
@@ -59,6 +70,21 @@ int main(int argc, char** argv) {
       return cfr::lc::make_player(name, rules, external);
 #endif
     };
+#ifdef CFR_ARENA_CHECKPOINTS
+    const std::string shipped = "checkpoint:" CFR_SHIPPED_MODEL;
+    if (std::filesystem::is_directory(CFR_SHIPPED_MODEL) &&
+        std::find(opts.opponents.begin(), opts.opponents.end(), shipped) == opts.opponents.end()) {
+      opts.opponents.insert(opts.opponents.begin(), shipped);
+      if (default_opponent.empty()) default_opponent = shipped;
+    }
+#endif
+    if (!default_opponent.empty()) {
+      opts.default_opponent = default_opponent;
+      if (std::find(opts.opponents.begin(), opts.opponents.end(), default_opponent) == opts.opponents.end()) {
+        const auto bots = cfr::lc::bot_names();
+        if (std::find(bots.begin(), bots.end(), default_opponent) == bots.end()) opts.opponents.push_back(default_opponent);
+      }
+    }
     // Every extra opponent is checked before the server starts (a bad name is exit 2).
     for (const auto& o : opts.opponents) (void)opts.factory(o);
     return cfr::serve::serve(opts);

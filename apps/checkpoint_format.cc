@@ -37,6 +37,15 @@ nlohmann::json network_list(const NetworkSpecs& nets) {
   return list;
 }
 
+}  // namespace
+
+bool exported_policy_meta(const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("networks") && j["networks"].is_array() && j["networks"].size() == 1;
+}
+
+namespace {
+
 /// A file name recorded in meta.json: a plain name inside the checkpoint directory.
 bool plain_file_name(const std::string& name) {
   return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&

@@ -56,6 +56,10 @@ std::string checkpoint_meta_json(const CheckpointShape& shape, bool memories, in
 /// nothing else is thrown.
 CheckpointMeta parse_checkpoint_meta(const std::string& text, const std::string& where, const CheckpointShape& shape,
                                      const NetworkSpecs& nets);
+/// Whether meta.json's text lists a single network: an exported policy (export_policy in
+/// apps/checkpoint_policy.h), the one network of its algorithm's set that plays. False for
+/// anything else, unreadable text included (parse_checkpoint_meta then says what is wrong).
+bool exported_policy_meta(const std::string& text);
 /// Checks that every file meta.json lists in checkpoint directory `ck` has the recorded size and
 /// checksum (InputError naming the file otherwise).
 void verify_checkpoint_files(const std::string& ck, const CheckpointMeta& meta);

@@ -7,6 +7,7 @@
 #include "apps/algorithms/algorithms.h"
 #include "apps/algorithms/deep_cfr/evaluation.h"
 #include "apps/algorithms/snapshots.h"
+#include "apps/algorithms/run_steps.h"
 #include "apps/checkpoint_format.h"
 #include "apps/search_player.h"
 #include "apps/deep_cfr.h"
@@ -223,19 +224,50 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path) {
   const auto [W, A] = game_widths(p.config);
   p.state = std::make_shared<LoadedCheckpoint>();
   const Algorithm algorithm = algorithm_from_name(p.config.algorithm.name);
+  NetworkSpecs specs = algorithm_networks(algorithm, W, A);
   p.state->playing = playing_network(algorithm);
+  const std::string meta = (fs::path(ck) / "meta.json").string();
+  const std::string meta_text = read_text_file(meta);
+  if (exported_policy_meta(meta_text)) {  // export_policy: the network that plays, alone
+    specs = {specs[static_cast<std::size_t>(p.state->playing)]};
+    p.state->playing = 0;
+  }
   p.state->nets = std::make_unique<NetworkSet>(
-      algorithm_networks(algorithm, W, A),
+      std::move(specs),
       NetworkConfig{.hidden_size = p.config.network.hidden_size, .num_layers = p.config.network.num_layers,
                     .activation = p.config.network.activation, .device = "cpu"},
       0);
   // Verified above: compared with the config and the network set only (no second hashing).
-  const std::string meta = (fs::path(ck) / "meta.json").string();
-  p.iteration = parse_checkpoint_meta(read_text_file(meta), meta, checkpoint_shape(p.config), p.state->nets->specs()).iteration;
+  p.iteration = parse_checkpoint_meta(meta_text, meta, checkpoint_shape(p.config), p.state->nets->specs()).iteration;
   p.state->nets->load((fs::path(ck) / "nets.pt").string());
   p.state->game.rules = p.config.rules;
   p.state->game.encoding = p.config.encoding;
   return p;
+}
+
+ExportedPolicy export_policy(const std::string& from, const std::string& out) {
+  namespace fs = std::filesystem;
+  const CheckpointPolicy p = load_checkpoint_policy(from);
+  NetworkSet& all = *p.state->nets;
+  const NetworkSpec spec = all.spec(p.state->playing);
+  NetworkSet one({spec},
+                 NetworkConfig{.hidden_size = p.config.network.hidden_size, .num_layers = p.config.network.num_layers,
+                               .activation = p.config.network.activation, .device = "cpu"},
+                 0);
+  one.set_weights(0, all.weights(p.state->playing));
+  Config config = p.config;
+  const fs::path dest(out), tmp(out + ".tmp");
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  write_checkpoint_files(one, tmp.string(),
+                         {.run_dir = "", .iteration = p.iteration, .config_toml = to_toml(config),
+                          .shape = checkpoint_shape(p.config),
+                          // A model does not resume training: its trainer RNG is a fixed placeholder.
+                          .train_rng = Rng(1).state(), .write_memories = nullptr});
+  fs::remove_all(dest);
+  fs::rename(tmp, dest);
+  return {.iteration = p.iteration, .algorithm = p.config.algorithm.name, .network = spec.name,
+          .parameters = one.parameters(0)};
 }
 
 Evaluator& CheckpointPolicy::strategy() const { return state->nets->evaluator(state->playing); }

@@ -46,8 +46,23 @@ struct CheckpointPolicy {
   const LostCitiesTraversalGame& game() const;
 };
 
-/// Throws InputError naming the path and what is wrong or missing.
+/// Throws InputError naming the path and what is wrong or missing. `path` is a run directory
+/// (its latest checkpoint), a checkpoint directory, or an exported policy (export_policy: a
+/// checkpoint directory whose meta.json lists only the network that plays).
 CheckpointPolicy load_checkpoint_policy(const std::string& path);
+
+/// What export_policy wrote.
+struct ExportedPolicy {
+  int iteration = 0;
+  std::string algorithm;
+  std::string network;  // the name of the network that plays
+  std::int64_t parameters = 0;
+};
+/// The network that plays of checkpoint (or run) `from`, alone, as checkpoint directory `out`
+/// (config.toml, meta.json listing that one network, nets.pt without optimiser moments or
+/// memories): a shipped model that `checkpoint:OUT` loads in every command. Written beside `out`
+/// and renamed; an existing `out` is replaced.
+ExportedPolicy export_policy(const std::string& from, const std::string& out);
 
 /// Single Deep CFR's player from a run trained with checkpoint.keep_snapshots
 /// (apps/algorithms/snapshots.h): game k of a match plays the snapshot of iteration t drawn with

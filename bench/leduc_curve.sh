@@ -5,6 +5,7 @@
 # value network's error against the exact q), and draws the plots. CONFIG picks another config:
 #   bench/leduc_curve.sh [RUN_DIR] [--set section.key=value ...]
 #   CONFIG=configs/leduc_escher.toml bench/leduc_curve.sh runs/leduc-escher
+#   CONFIG=configs/leduc_mmd.toml bench/leduc_curve.sh runs/leduc-mmd
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run_dir=${1:-runs/leduc-curve-$(date +%Y%m%d-%H%M%S)}
@@ -22,6 +23,7 @@ for j in rows:
     if "exploitability" in j:
         v = j.get("value_error")
         extra = f" {v['mean_abs_error']:.3f} ({v['mean_abs_q']:.3f}) | {v['regret_error']:.3f} ({v['mean_abs_regret']:.3f}) |" if v else ""
-        print(f"| {j['iteration']} | {wall / 60:.1f} | {j['exploitability']:.4f} | {j.get('exploitability_memory_average', float('nan')):.4f} |" + extra)
+        mem = j.get("exploitability_memory_average")  # MMD has no strategy memory
+        print(f"| {j['iteration']} | {wall / 60:.1f} | {j['exploitability']:.4f} | {'—' if mem is None else f'{mem:.4f}'} |" + extra)
 PY
 build/bin/cfr-plot "$run_dir" > /dev/null && echo "plots: $run_dir/plots"

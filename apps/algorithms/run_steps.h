@@ -34,9 +34,11 @@ struct CheckpointWrite {
   int previous_latest = 0;  // the checkpoint that `latest` named before (0: none)
 };
 
-/// run_dir/checkpoints/iter-NNNNNN: nets.pt, config.toml, memories.bin when asked, meta.json with
-/// the checksums read back from disk; written as a temporary directory and renamed, then `latest`
-/// replaced and the previous latest removed unless it is on a save_every boundary.
+/// The files of a checkpoint into directory `dir` (which exists): nets.pt, config.toml,
+/// memories.bin when asked, then meta.json with their checksums read back from disk.
+void write_checkpoint_files(const NetworkSet& nets, const std::string& dir, const CheckpointWrite& w);
+/// run_dir/checkpoints/iter-NNNNNN: write_checkpoint_files into a temporary directory, renamed,
+/// then `latest` replaced and the previous latest removed unless it is on a save_every boundary.
 void write_checkpoint_dir(const NetworkSet& nets, const CheckpointWrite& w);
 
 /// Evaluation against bots: games per opponent (duplicate deals), the deals' seed, the action cap.

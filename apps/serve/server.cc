@@ -238,7 +238,7 @@ class Server {
       json searches = json::array();
       for (const auto& c : runs_.checkpoints()) searches.push_back("search:" + c.substr(std::string_view("checkpoint:").size()) + "?k=3&n=8");
       json j = {{"bots", lc::bot_names()}, {"checkpoints", runs_.checkpoints()}, {"searches", std::move(searches)},
-                {"others", opts_.opponents}};
+                {"others", opts_.opponents}, {"default", opts_.default_opponent}};
       co_return json_response(200, j);
     }
     if (n == 2 && s[1] == "stats") {

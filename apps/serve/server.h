@@ -20,6 +20,7 @@ struct ServerOptions {
   PlayOptions play;
   PlayerFactory factory;
   std::vector<std::string> opponents;  // offered on the play page (besides the runs' checkpoints)
+  std::string default_opponent = "heuristic_balanced";  // selected on the play page
 };
 
 /// Serves until SIGINT or SIGTERM, then closes every connection and returns 0. InputError when the

@@ -50,6 +50,13 @@ with Server(bin_dir, work) as srv:
     expect(c("GET", "/api/games"), 405, "POST", "GET on the games collection")
     expect(c("GET", "/api/games/0123456789abcdef0123456789abcdef"), 404, "no such game", "unknown id")
     expect(c("POST", "/api/games/0123456789abcdef0123456789abcdef/move", {"action": 1}), 404, "no such game", "move in an unknown game")
+    # The play page's preselected opponent is one it offers; the shipped agent (models/, docs/mmd.md)
+    # is it wherever this build offers it.
+    pl = expect(c("GET", "/api/players"), 200, None, "the players")
+    offered = pl.get("bots", []) + pl.get("checkpoints", []) + pl.get("searches", []) + pl.get("others", [])
+    shipped = [o for o in pl.get("others", []) if o.startswith("checkpoint:") and o.endswith("models/lost-cities-mmd")]
+    if pl.get("default") not in offered or (shipped and pl.get("default") != shipped[0]):
+        fail("api", f"players: default {pl.get('default')!r} (shipped {shipped}, offered {offered})")
     g = expect(c("POST", "/api/games", {"opponent": "heuristic_balanced", "seat": 0, "seed": 9}), 201, None, "a new game")
     gid = g["id"]
     if len(gid) != 32 or g["to_move"] != "you" or g["phase"] != "card":

@@ -1,0 +1,47 @@
+// cfr-export: ships a trained agent. Writes the network that plays of a checkpoint (or a run's
+// latest) alone as a checkpoint directory — config.toml, meta.json listing that one network,
+// nets.pt without optimiser moments or memories — that `checkpoint:OUT` loads in cfr-eval,
+// cfr-arena, cfr-ladder, the search player and cfr-serve, plus OUT/manifest.json: where it came
+// from, its iteration, algorithm and size, merged with the fields of --manifest FILE (the command,
+// revision, wall time and ladder results a shipping script records; docs/mmd.md).
+//   cfr-export CHECKPOINT|RUN_DIR OUT_DIR [--manifest FILE.json]
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "apps/checkpoint_policy.h"
+#include "apps/cli.h"
+#include "engine/core/errors.h"
+#include "engine/core/files.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"cfr-export: write the network that plays of a checkpoint alone, as a shipped model"};
+  std::string from, out, manifest;
+  app.add_option("CHECKPOINT", from, "checkpoint directory, or a run directory (its latest checkpoint)")->required()->check(cfr::kNonEmpty);
+  app.add_option("OUT_DIR", out, "the model's directory (replaced if it exists)")->required()->check(cfr::kNonEmpty);
+  app.add_option("--manifest", manifest, "a JSON object whose fields are added to OUT_DIR/manifest.json")->check(cfr::kNonEmpty);
+  if (const auto rc = cfr::parse_command_line(app, "cfr-export", argc, argv)) return *rc;
+  return cfr::run_app("cfr-export", [&] {
+    namespace fs = std::filesystem;
+    nlohmann::json extra = nlohmann::json::object();
+    if (!manifest.empty()) {  // read and checked before anything is written
+      extra = nlohmann::json::parse(cfr::read_text_file(manifest), nullptr, /*allow_exceptions=*/false);
+      if (!extra.is_object()) throw cfr::InputError(fmt::format("--manifest {}: not a JSON object", manifest));
+    }
+    const cfr::ExportedPolicy e = cfr::export_policy(from, out);
+    nlohmann::json m = {{"exported_from", from},
+                        {"iteration", e.iteration},
+                        {"algorithm", e.algorithm},
+                        {"network", e.network},
+                        {"parameters", e.parameters},
+                        {"nets_pt_bytes", fs::file_size(fs::path(out) / "nets.pt")}};
+    m.update(extra);
+    cfr::write_file_atomic((fs::path(out) / "manifest.json").string(), m.dump(2) + "\n");
+    std::cout << fmt::format("cfr-export: {} (iteration {}, {}'s {} network, {} parameters, {} bytes) → {}\n", from,
+                             e.iteration, e.algorithm, e.network, e.parameters, m["nets_pt_bytes"].get<std::uint64_t>(), out);
+    return 0;
+  });
+}
