@@ -32,13 +32,13 @@ int main(int argc, char** argv) {
       if (!extra.is_object()) throw cfr::InputError(fmt::format("--manifest {}: not a JSON object", manifest));
     }
     const cfr::ExportedPolicy e = cfr::export_policy(from, out);
-    nlohmann::json m = {{"exported_from", from},
+    nlohmann::json m = extra;  // the computed fields below win over --manifest's
+    m.update(nlohmann::json{{"exported_from", from},
                         {"iteration", e.iteration},
                         {"algorithm", e.algorithm},
                         {"network", e.network},
                         {"parameters", e.parameters},
-                        {"nets_pt_bytes", fs::file_size(fs::path(out) / "nets.pt")}};
-    m.update(extra);
+                        {"nets_pt_bytes", fs::file_size(fs::path(out) / "nets.pt")}});
     cfr::write_file_atomic((fs::path(out) / "manifest.json").string(), m.dump(2) + "\n");
     std::cout << fmt::format("cfr-export: {} (iteration {}, {}'s {} network, {} parameters, {} bytes) → {}\n", from,
                              e.iteration, e.algorithm, e.network, e.parameters, m["nets_pt_bytes"].get<std::uint64_t>(), out);

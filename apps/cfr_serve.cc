@@ -74,8 +74,13 @@ int main(int argc, char** argv) {
     const std::string shipped = "checkpoint:" CFR_SHIPPED_MODEL;
     if (std::filesystem::is_directory(CFR_SHIPPED_MODEL) &&
         std::find(opts.opponents.begin(), opts.opponents.end(), shipped) == opts.opponents.end()) {
-      opts.opponents.insert(opts.opponents.begin(), shipped);
-      if (default_opponent.empty()) default_opponent = shipped;
+      try {  // offered only when it loads (e.g. --rules it was not trained for: a warning, not an error)
+        (void)opts.factory(shipped);
+        opts.opponents.insert(opts.opponents.begin(), shipped);
+        if (default_opponent.empty()) default_opponent = shipped;
+      } catch (const cfr::InputError& e) {
+        std::cerr << fmt::format("cfr-serve: warning: the shipped agent is not offered: {}\n", e.what());
+      }
     }
 #endif
     if (!default_opponent.empty()) {

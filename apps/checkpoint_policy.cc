@@ -1,5 +1,6 @@
 #include "apps/checkpoint_policy.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -247,6 +248,16 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path) {
 
 ExportedPolicy export_policy(const std::string& from, const std::string& out) {
   namespace fs = std::filesystem;
+  // OUT is replaced: refuse what would lose data (the source itself or a folder holding it, or a
+  // folder that is not an earlier export) before anything is read or written.
+  fs::path dest = fs::absolute(fs::path(out)).lexically_normal();
+  if (!dest.has_filename()) dest = dest.parent_path();  // a trailing '/'
+  const fs::path source = fs::absolute(fs::path(from)).lexically_normal();
+  const auto [end, _] = std::mismatch(dest.begin(), dest.end(), source.begin(), source.end());
+  if (end == dest.end())
+    throw InputError(fmt::format("{}: the model's folder would replace {} (it is or holds the checkpoint); choose another", out, from));
+  if (fs::exists(dest) && !(fs::is_directory(dest) && (fs::is_empty(dest) || fs::exists(dest / "manifest.json"))))
+    throw InputError(fmt::format("{}: exists and is not an earlier export (no manifest.json); choose another folder", out));
   const CheckpointPolicy p = load_checkpoint_policy(from);
   NetworkSet& all = *p.state->nets;
   const NetworkSpec spec = all.spec(p.state->playing);
@@ -254,9 +265,9 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out) {
                  NetworkConfig{.hidden_size = p.config.network.hidden_size, .num_layers = p.config.network.num_layers,
                                .activation = p.config.network.activation, .device = "cpu"},
                  0);
-  one.set_weights(0, all.weights(p.state->playing));
+  one.set_weights(0, all.published_weights(p.state->playing));  // what the checkpoint plays (its average, if any)
   Config config = p.config;
-  const fs::path dest(out), tmp(out + ".tmp");
+  const fs::path tmp = dest.parent_path() / (dest.filename().string() + ".tmp");
   fs::remove_all(tmp);
   fs::create_directories(tmp);
   write_checkpoint_files(one, tmp.string(),

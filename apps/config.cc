@@ -128,7 +128,7 @@ std::vector<ConfigField> fields(Config& c) {
       int_field("mmd", "rollouts_per_iteration", c.mmd.rollouts_per_iteration, 1, 100'000'000, "mmd: self-play games per iteration"),
       int_field("mmd", "epochs", c.mmd.epochs, 1, 1000, "mmd: passes of the policy and value training over an iteration's samples"),
       int_field("mmd", "batch_size", c.mmd.batch_size, 1, kMaxRows, "mmd: batch of a policy or value step"),
-      real_field("mmd", "clip", c.mmd.clip, 0, 10, "mmd: the ratio pi/pi_behaviour is clipped to 1 +- clip in the surrogate (PPO)"),
+      real_field("mmd", "clip", c.mmd.clip, 1e-6, 10, "mmd: the ratio pi/pi_behaviour is clipped to 1 +- clip in the surrogate (PPO)"),
       real_field("mmd", "magnet_weight", c.mmd.magnet_weight, 0, 1e6, "mmd: weight alpha of KL(pi || magnet)"),
       int_field("mmd", "magnet_every", c.mmd.magnet_every, 0, 100'000'000, "mmd: iterations between moves of the magnet to the current policy (0 = never)"),
       real_field("mmd", "entropy_weight", c.mmd.entropy_weight, 0, 1e6, "mmd: entropy bonus"),
@@ -402,12 +402,21 @@ void validate(const Config& c) {
   if (c.algorithm.name == "mmd") {
     if (std::find(bots.begin(), bots.end(), c.mmd.bot) == bots.end())
       throw InputError(fmt::format("{}: mmd.bot = '{}'; valid bots: {}", origin("mmd.bot"), c.mmd.bot, join_names(bots)));
-    if ((c.mmd.bc_weight > 0 || c.mmd.bot_share > 0) && c.run.game != "lost_cities")
-      throw InputError(fmt::format("{}: mmd.bc_weight and mmd.bot_share need a game with bots (run.game = 'lost_cities'); "
-                                   "this run's game is '{}'", where, c.run.game));
+    for (const auto& [key, value] : {std::pair{"mmd.bc_weight", c.mmd.bc_weight}, std::pair{"mmd.bot_share", c.mmd.bot_share}})
+      if (value > 0 && c.run.game != "lost_cities")
+        throw InputError(fmt::format("{}: {} = {}: mmd.bc_weight and mmd.bot_share need a game with bots (run.game = "
+                                     "'lost_cities'); this run's game is '{}'", origin(key), key, value, c.run.game));
     if (c.mmd.bot_share + c.mmd.snapshot_share > 1)
-      throw InputError(fmt::format("{}: mmd.bot_share + mmd.snapshot_share = {} (at most 1)", where,
-                                   c.mmd.bot_share + c.mmd.snapshot_share));
+      throw InputError(fmt::format("{}: mmd.bot_share + mmd.snapshot_share = {} + {} (at most 1)", origin("mmd.snapshot_share"),
+                                   c.mmd.bot_share, c.mmd.snapshot_share));
+    if (c.mmd.max_actions == 0 && c.run.game == "lost_cities")
+      throw InputError(fmt::format("{}: mmd.max_actions = 0 (no cap) on lost_cities: games can loop (drawing and "
+                                   "discarding) and a rollout would never end; set a cap such as 1000",
+                                   origin("mmd.max_actions")));
+    if (c.optimization.ema_decay > 0)
+      throw InputError(fmt::format("{}: optimization.ema_decay = {}: MMD's policy gradient needs the policy that played "
+                                   "its rollouts to be the one it trains (no weight average); set it to 0",
+                                   origin("optimization.ema_decay"), c.optimization.ema_decay));
   }
   if (c.traversal.algorithm == "external_sampling" && !is_enumerable(c.run.game))
     throw InputError(fmt::format("{}: traversal.algorithm = 'external_sampling' is for small games (kuhn, leduc)", where));

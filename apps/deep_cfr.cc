@@ -231,8 +231,9 @@ int learn(Trainer& trainer, Config& cfg, const RunOptions& opts, const std::stri
   }
   const std::string verdict =
       from == 0      ? "the run had no checkpoint yet: restarting from iteration 1"
-      : report.exact ? fmt::format("resumed from the checkpoint of iteration {}: exact (memories saved, no training key "
-                                   "changed: the same run as an uninterrupted one)", from)
+      : report.exact ? fmt::format("resumed from the checkpoint of iteration {}: exact ({}no training key changed: the "
+                                   "same run as an uninterrupted one)", from,
+                                   trainer.resume_needs_memories() ? "memories saved, " : "")
                      : fmt::format("resumed from the checkpoint of iteration {}: NOT exact: {}", from, join_names(report.reasons));
   const int part = write_part_config(opts.run_dir, config_toml, verdict);
   write_file_atomic((run_dir / "config.toml").string(), config_toml);
@@ -263,7 +264,7 @@ int run_deep_cfr(Config& cfg, const RunOptions& opts) {
   DeepCfrOptions options = deep_cfr_options(cfg);
   apply_test_faults(options, std::getenv(kTestFaultsVariable));
   const bool learner = opts.dist == nullptr || opts.dist->learner();
-  if (learner && options.algorithm != Algorithm::kMmd) {  // MMD's memories hold one iteration (mmd.capacity)
+  if (learner) {
     const auto [W, A] = game_widths(cfg);
     check_memories_fit(options, W, A, cfg.source);
   }

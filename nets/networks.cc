@@ -223,9 +223,13 @@ NetworkSet::NetworkSet(NetworkSpecs specs, const NetworkConfig& cfg, std::uint64
     : specs_(std::move(specs)), impl_(std::make_unique<Impl>()) {
   CFR_CHECK(!specs_.empty() && specs_.size() <= static_cast<std::size_t>(kMaxNetworks), "{} networks declared (1 to {})",
             specs_.size(), kMaxNetworks);
-  for (const auto& s : specs_)
+  for (const auto& s : specs_) {
     CFR_CHECK(s.input_width > 0 && s.output_width > 0, "network '{}' maps {} → {} floats", s.name, s.input_width,
               s.output_width);
+    CFR_CHECK(s.loss != NetLoss::kClippedPolicyGradient || s.sample_target_width() == 4 * s.output_width + 1,
+              "network '{}': a clipped policy-gradient target holds 4·{} + 1 floats, not {}", s.name, s.output_width,
+              s.sample_target_width());
+  }
   if (cfg.activation != "relu" && cfg.activation != "tanh" && cfg.activation != "gelu")
     throw InputError(fmt::format("network.activation = '{}'; valid: relu, tanh, gelu", cfg.activation));
   if (cfg.hidden_size < 1 || cfg.num_layers < 1)
@@ -340,6 +344,17 @@ std::vector<float> NetworkSet::weights(int net) const {
   return out;
 }
 
+std::vector<float> NetworkSet::published_weights(int net) const {
+  CFR_CHECK(net >= 0 && net < size(), "network {}", net);
+  torch::NoGradGuard g;
+  std::vector<float> out;
+  for (const auto& p : impl_->infer[static_cast<std::size_t>(net)]->net()->parameters()) {
+    const auto c = p.detach().to(torch::kCPU).contiguous();
+    out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+  }
+  return out;
+}
+
 void NetworkSet::set_weights(int net, std::span<const float> weights) {
   CFR_CHECK(net >= 0 && net < size(), "network {}", net);
   const auto want = static_cast<std::size_t>(parameters(net));
@@ -354,6 +369,8 @@ void NetworkSet::set_weights(int net, std::span<const float> weights) {
       at += static_cast<std::size_t>(p.numel());
     }
   }
+  impl_->ema[static_cast<std::size_t>(net)] = Mlp(nullptr);  // else publish() would copy the stale average
+  impl_->ema_steps[static_cast<std::size_t>(net)] = 0;
   publish(net);
 }
 
@@ -595,15 +612,18 @@ TrainStats NetworkSet::train(int net, BatchSource& memory, int iteration, const 
                                  auto bc = -(target.narrow(1, 3 * A, A) * logp).sum(1);
                                  auto entropy = -(p * logp.clamp_min(-80)).sum(1);
                                  auto loss = (surrogate + pg.magnet_weight * kl + pg.bc_weight * bc - pg.entropy_weight * entropy).mean();
+                                 // The parts of finite steps only (a skipped step would make every mean NaN),
+                                 // read in one transfer.
                                  const auto clipped = ((ratio - 1).abs() > pg.clip).to(torch::kFloat32).mean();
-                                 parts[0] += surrogate.mean().item<double>();
-                                 parts[1] += kl.mean().item<double>();
-                                 parts[2] += bc.mean().item<double>();
-                                 parts[3] += entropy.mean().item<double>();
-                                 parts[4] += clipped.item<double>();
+                                 const auto v = torch::stack({surrogate.mean(), kl.mean(), bc.mean(), entropy.mean(), clipped})
+                                                    .detach().to(torch::kCPU);
+                                 const float* pv = v.data_ptr<float>();
+                                 if (std::isfinite(loss.item<double>())) {
+                                   for (int k = 0; k < 5; ++k) parts[static_cast<std::size_t>(k)] += pv[k];
+                                 }
                                  return loss;
                                });
-    const double n = std::max(1, st.steps + st.skipped_nonfinite);
+    const double n = std::max(1, st.steps);
     st.policy_gradient = {parts[0] / n, parts[1] / n, parts[2] / n, parts[3] / n, parts[4] / n};
     return st;
   }

@@ -119,7 +119,8 @@ class NetworkSet {
   /// Network `net`'s training weights, flattened (what set_weights reads back).
   std::vector<float> weights(int net) const;
   /// Sets network `net`'s training weights (a copy of weights(k) of a network of the same shape:
-  /// MMD's magnet and snapshot opponents) and publishes it. Throws InputError on a size mismatch.
+  /// MMD's magnet and snapshot opponents), drops its weight average if it has one, and publishes
+  /// it. Throws InputError on a size mismatch.
   void set_weights(int net, std::span<const float> weights);
   /// Re-initialises network `net` and its optimiser (Deep CFR's advantage nets, the paper's
   /// recipe), from a seed derived from (seed, net, iteration) so that runs and resumed runs agree.
@@ -147,6 +148,9 @@ class NetworkSet {
   /// The published (inference) weights of every network, flattened in set order: what a
   /// distributed run broadcasts to its traversal processes (total_parameters() floats).
   std::vector<float> published_weights() const;
+  /// The published weights of network `net` alone (what its evaluator plays: the weight average
+  /// when training averages, else the trained weights), in weights(net)'s layout.
+  std::vector<float> published_weights(int net) const;
   /// Sets the training and published weights of every network from published_weights()'s layout
   /// (a traversal process of a distributed run). Throws InputError on a size mismatch.
   void set_published_weights(std::span<const float> weights);

@@ -43,6 +43,20 @@ namespace fs = std::filesystem;
 
 void check_memories_fit(const DeepCfrOptions& o, int W, int A, const std::string& where) {
   if (!o.check_ram) return;
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  if (o.algorithm == Algorithm::kMmd) {  // one iteration's policy samples (W → 4·A + 1) and value samples (W → 1)
+    const double per = static_cast<double>(ReservoirMemory::bytes_per_sample(W, mmd_target_width(A)) +
+                                           ReservoirMemory::bytes_per_sample(W, 1));
+    const double need = per * static_cast<double>(o.mmd.capacity);
+    const MemoryLimit limit = memory_limit();
+    if (limit.bytes > 0 && need > 0.9 * limit.bytes)
+      throw InputError(fmt::format("{}: memory: mmd.capacity = {} needs {:.1f} GiB when full ({} bytes per sample), more "
+                                   "than 90% of the {:.1f} GiB this process may use ({}); lower it (or set "
+                                   "memory.check_ram = false)",
+                                   where, o.mmd.capacity, need / kGiB, static_cast<std::int64_t>(per), limit.bytes / kGiB,
+                                   limit.source));
+    return;
+  }
   // With merge_duplicates each memory has a view keeping a few bytes per slot (its rows, a copy
   // per distinct input, are what merging is for: few where it pays; see the run's warning).
   const double per = static_cast<double>(ReservoirMemory::bytes_per_sample(W, A) +
@@ -51,7 +65,6 @@ void check_memories_fit(const DeepCfrOptions& o, int W, int A, const std::string
   if (o.algorithm == Algorithm::kEscher)  // the value memory: history inputs (2·W), never merged
     need += static_cast<double>(ReservoirMemory::bytes_per_sample(2 * W, A)) * static_cast<double>(o.value_capacity);
   const MemoryLimit limit = memory_limit();
-  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   if (limit.bytes > 0 && need > 0.9 * limit.bytes)
     throw InputError(fmt::format(
         "{}: memory: advantage_capacity = {} and strategy_capacity = {}{} need {:.1f} GiB when full (2 × {} + {} samples × {} "

@@ -68,6 +68,17 @@ class MmdTrainer final : public Trainer {
     nets_.load((fs::path(ck) / "nets.pt").string());
     train_rng_.set_state(meta.train_rng);
     latest_checkpoint_ = meta.iteration;
+    // The snapshot opponents live beside the checkpoints (RUN/mmd/snapshots): without every one the
+    // run kept, later iterations would draw from another set.
+    if (m_.rollout.snapshot_share > 0) {
+      std::vector<int> have;
+      for (const auto& [snap_it, path] : list_snapshots(snapshot_dir())) have.push_back(snap_it);
+      for (int k = m_.snapshot_every; k <= meta.iteration; k += m_.snapshot_every)
+        if (std::find(have.begin(), have.end(), k) == have.end())
+          throw InputError(fmt::format("--resume {}: the snapshot opponent of iteration {} ({}) is missing; the resumed run "
+                                       "would draw other opponents. Restore it, or start a new run",
+                                       io_.run_dir, k, snapshot_path(snapshot_dir(), k)));
+    }
     return meta.iteration;
   }
 
@@ -145,9 +156,13 @@ class MmdTrainer final : public Trainer {
     log_.flush();
   }
 
+  /// β_t: bc_weight at iteration 1, linearly down to 0 at iteration bc_fade_iterations (F = 1: 0
+  /// from iteration 2 on); 0 after.
   double bc_weight(int it) const {
-    if (m_.bc_fade_iterations <= 0) return m_.bc_weight;
-    return m_.bc_weight * std::max(0.0, 1.0 - static_cast<double>(it - 1) / m_.bc_fade_iterations);
+    const int F = m_.bc_fade_iterations;
+    if (F <= 0) return m_.bc_weight;
+    if (F == 1) return it <= 1 ? m_.bc_weight : 0.0;
+    return m_.bc_weight * std::max(0.0, 1.0 - static_cast<double>(it - 1) / (F - 1));
   }
 
   void begin_iteration(int it, nlohmann::json extra) {
@@ -178,12 +193,14 @@ class MmdTrainer final : public Trainer {
     }
     policy_train_.policy_gradient.bc_weight = bc_weight(it);
     mtr_["bc_weight"] = policy_train_.policy_gradient.bc_weight;
+    rollout_ = m_.rollout;  // the bot's moves are asked for only while cloning weighs anything
+    rollout_.bc_targets = m_.rollout.bc_targets && policy_train_.policy_gradient.bc_weight > 0;
   }
 
   TraversalJob rollout_job() const {
     return {.iteration = it_, .traverser = 0, .num_traversals = m_.rollouts_per_iteration, .first_index = 0, .seed = o_.seed,
             .input_width = W_, .output_width = mmd_target_width(A_),
-            .start = [this](TraversalContext& ctx) { return mmd_rollout(ctx, game_, m_.rollout); }};
+            .start = [this](TraversalContext& ctx) { return mmd_rollout(ctx, game_, rollout_); }};
   }
 
   /// This iteration's rollouts fill the memories from nothing (on-policy: samples live one
@@ -247,11 +264,7 @@ class MmdTrainer final : public Trainer {
     policy_stats_ = nets_.train(kPolicyNet, policy_mem_, it_, policy_train_, policy_rng_);
     trainer_.wait();
     if (policy_stats_.stopped || value_stats_.stopped) throw Interrupted{"training"};
-    for (int net : {kPolicyNet, kMmdValueNet})
-      if (!nets_.weights_finite(net))
-        throw NumericError(fmt::format("iteration {}: the {} network's weights are not finite; the last checkpoint is "
-                                       "iteration {} (resume with --resume {})",
-                                       it_, nets_.spec(net).name, latest_checkpoint_, io_.run_dir));
+    check_numeric_faults();
     nets_.publish(kPolicyNet);
     nets_.publish(kMmdValueNet);
     train_s_ = since(t0);
@@ -265,6 +278,35 @@ class MmdTrainer final : public Trainer {
     mtr_["value_steps"] = value_stats_.steps;
     mtr_["grad_norm"] = {policy_stats_.mean_grad_norm, value_stats_.mean_grad_norm};
     mtr_["skipped_nonfinite_steps"] = policy_stats_.skipped_nonfinite + value_stats_.skipped_nonfinite;
+  }
+
+  /// Non-finite values (docs/deep-cfr.md "Numeric faults"): network outputs replaced by 0 during
+  /// the rollouts (any of the four networks), samples dropped, training steps skipped; reported in
+  /// the metrics and the log. Non-finite weights always stop the run; with
+  /// optimization.nonfinite_policy = "stop" any fault does.
+  void check_numeric_faults() {
+    nlohmann::json nf = nlohmann::json::object();
+    std::string report;
+    bool weights_bad = false;
+    for (int n = 0; n < nets_.size(); ++n) {
+      const std::int64_t outs = nets_.take_nonfinite_outputs(n);
+      const int steps = n == kPolicyNet ? policy_stats_.skipped_nonfinite : n == kMmdValueNet ? value_stats_.skipped_nonfinite : 0;
+      const std::int64_t samples = n == kPolicyNet ? dropped_ : 0;
+      const bool finite = nets_.weights_finite(n);
+      weights_bad = weights_bad || !finite;
+      nf[nets_.spec(n).name] = {{"outputs", outs}, {"samples_dropped", samples}, {"steps_skipped", steps}, {"weights_finite", finite}};
+      if (outs || steps || samples || !finite)
+        report += fmt::format("{}{} network: {} non-finite output value(s) replaced by 0, {} sample(s) dropped, {} training "
+                              "step(s) skipped{}", report.empty() ? "" : "; ", nets_.spec(n).name, outs, samples, steps,
+                              finite ? "" : ", weights are not finite");
+    }
+    mtr_["nonfinite"] = nf;
+    if (report.empty()) return;
+    say(fmt::format("cfr-run: iteration {}: {}", it_, report));
+    if (weights_bad || o_.nonfinite == NonfinitePolicy::kStop)
+      throw NumericError(fmt::format("iteration {}: {}; {}; the last checkpoint is iteration {} (resume with --resume {})", it_,
+                                     report, weights_bad ? "non-finite weights cannot be skipped" : "optimization.nonfinite_policy = 'stop'",
+                                     latest_checkpoint_, io_.run_dir));
   }
 
   /// MMD's magnet moves to the current policy every magnet_every iterations (so the iterates
@@ -345,6 +387,7 @@ class MmdTrainer final : public Trainer {
   ReservoirMemory policy_mem_, value_mem_;
   Rng train_rng_, policy_rng_, value_rng_;
   TrainConfig policy_train_, value_train_;
+  MmdRolloutOptions rollout_;  // this iteration's (begin_iteration)
   TrainStats policy_stats_, value_stats_;
   std::optional<GameTree> tree_;
   std::optional<MetricsFile> metrics_;

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Ships a trained agent (issue 18 item 4): cfr-export writes the run's playing network alone into
+# MODEL_DIR, with a manifest holding the command that trained it, the revision, the run's wall time
+# and iterations, the evaluation reports (one cfr-eval --json line per bot, EVAL_JSONL) and the
+# ladder (LADDER_JSON from cfr-ladder --json).
+#   bench/ship_model.sh RUN_DIR MODEL_DIR "TRAINING COMMAND" EVAL_JSONL LADDER_JSON
+set -euo pipefail
+cd "$(dirname "$0")/.."
+run=$1 model=$2 command=$3 evals=$4 ladder=$5
+extra=$(mktemp)
+trap 'rm -f "$extra"' EXIT
+python3 - "$run" "$command" "$evals" "$ladder" "$(git rev-parse HEAD)" > "$extra" <<'PY'
+import json, sys
+run, command, evals, ladder, revision = sys.argv[1:]
+rows = [json.loads(l) for l in open(f"{run}/metrics.jsonl")]
+reports = [json.loads(l) for l in open(evals) if l.strip()]
+lad = json.load(open(ladder))
+print(json.dumps({
+    "command": command,
+    "revision": revision,
+    "training_iterations": rows[-1]["iteration"],
+    "training_wall_minutes": round(sum(r["iteration_seconds"] for r in rows) / 60, 1),
+    "config": "config.toml (beside this file: the run's resolved config)",
+    "evaluation": {r["bot1"]: {k: r[k] for k in ("games", "wins", "draws", "losses", "win_rate", "win_rate_lo95",
+                                                 "win_rate_hi95", "avg_score_diff", "se_score_diff", "opened_per_game0")}
+                   for r in reports},
+    "ladder": {"games_per_pair": lad.get("games_per_pair"), "anchor": lad.get("anchor"),
+               "ratings": lad.get("ratings", lad.get("players"))},
+}))
+PY
+build/bin/cfr-export "$run" "$model" --manifest "$extra"
