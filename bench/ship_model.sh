@@ -3,21 +3,23 @@
 # MODEL_DIR, with a manifest holding the command that trained it, the revision, the run's wall time
 # and iterations, the evaluation reports (one cfr-eval --json line per bot, EVAL_JSONL) and the
 # ladder (LADDER_JSON from cfr-ladder --json).
-#   bench/ship_model.sh RUN_DIR MODEL_DIR "TRAINING COMMAND" EVAL_JSONL LADDER_JSON
+#   [TRAINED_REVISION=REV] bench/ship_model.sh RUN_DIR MODEL_DIR "TRAINING COMMAND" EVAL_JSONL LADDER_JSON
+# (TRAINED_REVISION: the revision whose cfr-run trained the run, when it is not HEAD.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run=$1 model=$2 command=$3 evals=$4 ladder=$5
 extra=$(mktemp)
 trap 'rm -f "$extra"' EXIT
-python3 - "$run" "$command" "$evals" "$ladder" "$(git rev-parse HEAD)" > "$extra" <<'PY'
+python3 - "$run" "$command" "$evals" "$ladder" "$(git rev-parse HEAD)" "$(git rev-parse "${TRAINED_REVISION:-HEAD}")" > "$extra" <<'PY'
 import json, sys
-run, command, evals, ladder, revision = sys.argv[1:]
+run, command, evals, ladder, revision, trained = sys.argv[1:]
 rows = [json.loads(l) for l in open(f"{run}/metrics.jsonl")]
 reports = [json.loads(l) for l in open(evals) if l.strip()]
 lad = json.load(open(ladder))
 print(json.dumps({
     "command": command,
-    "revision": revision,
+    "revision": trained,
+    "shipped_at_revision": revision,
     "training_iterations": rows[-1]["iteration"],
     "training_wall_minutes": round(sum(r["iteration_seconds"] for r in rows) / 60, 1),
     "config": "config.toml (beside this file: the run's resolved config)",

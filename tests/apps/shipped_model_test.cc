@@ -1,0 +1,68 @@
+// The shipped agent (models/lost-cities-mmd, docs/mmd.md; issue 18 item 4): it loads as
+// checkpoint:models/lost-cities-mmd, holds the policy network alone with the game's widths, and
+// decides as recorded when it shipped; its manifest says where it came from.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/checkpoint_policy.h"
+#include "engine/core/errors.h"
+#include "engine/games/external_player.h"  // lc::action_name
+#include "engine/games/lost_cities.h"
+#include "engine/traversal/traversal_games.h"
+#include "sched/evaluator.h"
+
+using namespace cfr;
+
+namespace {
+const std::string kModel = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-mmd";
+}
+
+TEST_CASE("the shipped agent loads with its policy alone, of the game's widths, and makes its recorded decisions") {
+  const CheckpointPolicy p = load_checkpoint_policy(kModel);
+  CHECK(p.config.algorithm.name == "mmd");
+  CHECK(p.config.run.game == "lost_cities");
+  CHECK(p.iteration == 5772);
+  const auto meta = nlohmann::json::parse(read_text_file(kModel + "/meta.json"));
+  REQUIRE(meta["networks"].size() == 1);
+  CHECK(meta["networks"][0]["name"] == "policy");
+  const LostCitiesTraversalGame& game = p.game();
+  const EvaluatorInfo info = p.strategy().info();
+  CHECK(info.input_width == game.input_width());
+  CHECK(info.output_width == game.num_actions());
+  CHECK(info.input_width == lc::encoding_size(p.config.rules, p.config.encoding));
+  // The first decision of three deals (seed 1, 2, 3), greedy: the argmax of the legal logits.
+  std::vector<lc::State> deals;
+  for (std::uint64_t seed : {1, 2, 3}) deals.push_back(lc::State::deal(p.config.rules, seed));
+  std::vector<const lc::State*> states;
+  for (const auto& s : deals) states.push_back(&s);
+  std::vector<float> in, out;
+  std::vector<ActionMask> legal;
+  forward_states(p.strategy(), game, states, in, out, legal);
+  std::vector<int> chosen;
+  for (std::size_t i = 0; i < deals.size(); ++i) {
+    const float* logits = out.data() + i * static_cast<std::size_t>(game.num_actions());
+    int best = -1;
+    for (int a = 0; a < game.num_actions(); ++a)
+      if (mask_has(legal[i], a) && (best < 0 || logits[a] > logits[best])) best = a;
+    chosen.push_back(best);
+    MESSAGE("deal ", i + 1, ": ", best, " (", lc::action_name(deals[i], best), ")");
+  }
+  CHECK(chosen == std::vector<int>{6, 10, 8});  // play c0:2, play c3:W, play c4:W
+}
+
+TEST_CASE("the shipped agent's manifest records how it was trained and how strong it is") {
+  const auto m = nlohmann::json::parse(read_text_file(kModel + "/manifest.json"));
+  for (const char* key : {"command", "revision", "training_wall_minutes", "training_iterations", "evaluation", "ladder", "parameters"})
+    CHECK_MESSAGE(m.contains(key), "manifest.json has no ", key);
+  CHECK(m["training_wall_minutes"].get<double>() <= 120.0);
+  for (const char* bot : {"heuristic_cautious", "heuristic_balanced"}) {
+    CAPTURE(bot);
+    CHECK(m["evaluation"][bot]["games"] == 1000);
+    CHECK(m["evaluation"][bot]["win_rate_lo95"].get<double>() > 0.55);
+  }
+}
