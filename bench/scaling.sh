@@ -4,7 +4,7 @@
 #   bench/scaling.sh [CONFIG] [ITERATIONS] [--set k=v ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-config=${1:-configs/quickstart.toml}
+config=${1:-configs/quickstart_deep_cfr.toml}
 iters=${2:-4}
 shift 2 || true
 mpirun=(mpirun --oversubscribe)

@@ -5,10 +5,10 @@
 # variant) and keeps every run under $OUT (default runs/strength).
 #   bench/strength_sweep.sh [NAME="--set k=v ..."]...
 #   bench/strength_sweep.sh baseline="" nnv="--set traversal.outcome_unsampled_regret=negative_node_value"
-# Environment: CONFIG (default configs/quickstart.toml), OUT, GAMES (1000), ITERS (140).
+# Environment: CONFIG (default configs/quickstart_deep_cfr.toml), OUT, GAMES (1000), ITERS (140).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-config=${CONFIG:-configs/quickstart.toml}
+config=${CONFIG:-configs/quickstart_deep_cfr.toml}
 out=${OUT:-runs/strength}
 games=${GAMES:-1000}
 iters=${ITERS:-140}

@@ -19,7 +19,9 @@ for kind in "${kinds[@]}"; do
       BUILD_DIR=build-asan CMAKE_ARGS="-DCFR_SANITIZE=address $common" scripts/setup.sh
       ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -LE slow ;;
     thread)
-      BUILD_DIR=build-tsan CMAKE_ARGS="-DCFR_SANITIZE=thread $common" scripts/setup.sh
+      # Only what the sched and threads labels run (the scheduler tests, cfr-serve and its pages).
+      BUILD_DIR=build-tsan CMAKE_ARGS="-DCFR_SANITIZE=thread $common" BUILD_TARGETS="sched_tests cfr-serve cfr_serve_www" \
+        scripts/setup.sh
       ctest --test-dir build-tsan --output-on-failure -j "$(nproc)" -L 'sched|threads' -LE slow ;;
     *) echo "sanitize.sh: unknown sanitizer '$kind' (valid: address, thread)" >&2; exit 2 ;;
   esac

@@ -5,7 +5,7 @@
 #   scripts/setup.sh            # install packages + configure + build (build/)
 #   scripts/setup.sh --deps     # install packages only
 # Environment: BUILD_DIR (default build), CMAKE_ARGS (extra configure arguments, e.g.
-# "-DCFR_SANITIZE=address").
+# "-DCFR_SANITIZE=address"), BUILD_TARGETS (build only these targets; default all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,4 +55,5 @@ fi
 build_dir=${BUILD_DIR:-build}
 # shellcheck disable=SC2086
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-}
-cmake --build "$build_dir"
+# shellcheck disable=SC2086
+cmake --build "$build_dir" ${BUILD_TARGETS:+--target $BUILD_TARGETS}

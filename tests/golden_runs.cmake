@@ -12,6 +12,6 @@ if(CFR_WITH_TORCH)
   cfr_golden_run(smoke ${PROJECT_SOURCE_DIR}/configs/smoke.toml)
   cfr_golden_run(kuhn ${PROJECT_SOURCE_DIR}/configs/kuhn.toml --set run.max_iterations=10)
   # Recorded before the quickstart took the best measured recipe: pinned to the recipe it had.
-  cfr_golden_run(qs ${PROJECT_SOURCE_DIR}/configs/quickstart.toml --set run.max_iterations=3
+  cfr_golden_run(qs ${PROJECT_SOURCE_DIR}/configs/quickstart_deep_cfr.toml --set run.max_iterations=3
                  --set traversal.outcome_unsampled_regret=zero)
 endif()

@@ -236,7 +236,10 @@ class Server {
     if (n == 2 && s[1] == "players") {
       // Each checkpoint also as the determinized search player over it (docs/search.md).
       json searches = json::array();
-      for (const auto& c : runs_.checkpoints()) searches.push_back("search:" + c.substr(std::string_view("checkpoint:").size()) + "?k=3&n=8");
+      std::vector<std::string> nets = runs_.checkpoints();
+      for (const auto& o : opts_.opponents)  // the shipped agent and --opponent checkpoints too
+        if (o.rfind("checkpoint:", 0) == 0) nets.push_back(o);
+      for (const auto& c : nets) searches.push_back("search:" + c.substr(std::string_view("checkpoint:").size()) + "?k=3&n=8");
       json j = {{"bots", lc::bot_names()}, {"checkpoints", runs_.checkpoints()}, {"searches", std::move(searches)},
                 {"others", opts_.opponents}, {"default", opts_.default_opponent}};
       co_return json_response(200, j);

@@ -323,7 +323,12 @@ class MmdTrainer final : public Trainer {
     mtr_["magnet_moved"] = move;
   }
 
-  bool evaluation_iteration() const { return (o_.eval_every > 0 && it_ % o_.eval_every == 0) || it_ == o_.max_iterations; }
+  /// On the eval_every schedule, and at the last iteration: max_iterations, or the one after which
+  /// run.max_minutes has run out (so that a run stopped by its budget ends with an evaluation).
+  bool evaluation_iteration() const {
+    return (o_.eval_every > 0 && it_ % o_.eval_every == 0) || it_ == o_.max_iterations ||
+           (o_.max_minutes > 0 && since(started_) > o_.max_minutes * 60);
+  }
 
   /// Kuhn/Leduc: the policy's exact exploitability; Lost Cities: batched matches against the bots.
   void evaluate() {
