@@ -320,38 +320,29 @@ void NetworkSet::publish(int net) {
   for (auto& set : impl_->extra) copy_weights(impl_->infer[k]->net(), set[k]->net());
 }
 
-std::vector<float> NetworkSet::published_weights() const {
+namespace {
+/// Appends network m's parameters, flattened in parameter order.
+void append_flat(const Mlp& m, std::vector<float>& out) {
   torch::NoGradGuard g;
-  std::vector<float> out;
-  out.reserve(static_cast<std::size_t>(total_parameters()));
-  for (std::size_t k = 0; k < specs_.size(); ++k)
-    for (const auto& p : impl_->infer[k]->net()->parameters()) {
-      const auto c = p.detach().to(torch::kCPU).contiguous();
-      out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-    }
-  return out;
-}
-
-std::vector<float> NetworkSet::weights(int net) const {
-  CFR_CHECK(net >= 0 && net < size(), "network {}", net);
-  torch::NoGradGuard g;
-  std::vector<float> out;
-  out.reserve(static_cast<std::size_t>(parameters(net)));
-  for (const auto& p : impl_->train[static_cast<std::size_t>(net)]->parameters()) {
+  for (const auto& p : m->parameters()) {
     const auto c = p.detach().to(torch::kCPU).contiguous();
     out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
   }
+}
+}  // namespace
+
+std::vector<float> NetworkSet::published_weights() const {
+  std::vector<float> out;
+  out.reserve(static_cast<std::size_t>(total_parameters()));
+  for (std::size_t k = 0; k < specs_.size(); ++k) append_flat(impl_->infer[k]->net(), out);
   return out;
 }
 
 std::vector<float> NetworkSet::published_weights(int net) const {
   CFR_CHECK(net >= 0 && net < size(), "network {}", net);
-  torch::NoGradGuard g;
   std::vector<float> out;
-  for (const auto& p : impl_->infer[static_cast<std::size_t>(net)]->net()->parameters()) {
-    const auto c = p.detach().to(torch::kCPU).contiguous();
-    out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-  }
+  out.reserve(static_cast<std::size_t>(parameters(net)));
+  append_flat(impl_->infer[static_cast<std::size_t>(net)]->net(), out);
   return out;
 }
 

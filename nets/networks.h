@@ -116,9 +116,7 @@ class NetworkSet {
   /// reservoir memory, or its MergedSamples (then the weight column already holds each row's
   /// weight: train with linear_weighting on).
   TrainStats train(int net, BatchSource& memory, int iteration, const TrainConfig& cfg, Rng& rng);
-  /// Network `net`'s training weights, flattened (what set_weights reads back).
-  std::vector<float> weights(int net) const;
-  /// Sets network `net`'s training weights (a copy of weights(k) of a network of the same shape:
+  /// Sets network `net`'s training weights (a copy of published_weights(k) of a network of the same shape:
   /// MMD's magnet and snapshot opponents), drops its weight average if it has one, and publishes
   /// it. Throws InputError on a size mismatch.
   void set_weights(int net, std::span<const float> weights);
@@ -149,7 +147,7 @@ class NetworkSet {
   /// distributed run broadcasts to its traversal processes (total_parameters() floats).
   std::vector<float> published_weights() const;
   /// The published weights of network `net` alone (what its evaluator plays: the weight average
-  /// when training averages, else the trained weights), in weights(net)'s layout.
+  /// when training averages, else the trained weights), flattened in parameter order (what set_weights takes).
   std::vector<float> published_weights(int net) const;
   /// Sets the training and published weights of every network from published_weights()'s layout
   /// (a traversal process of a distributed run). Throws InputError on a size mismatch.

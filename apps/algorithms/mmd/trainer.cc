@@ -97,7 +97,7 @@ class MmdTrainer final : public Trainer {
     if (!note.empty()) say(note);
     trim_snapshots(snapshot_dir(), first - 1);
     if (first == 1) {  // the magnet and the opponent start as the policy's initial weights
-      const auto w = nets_.weights(kPolicyNet);
+      const auto w = nets_.published_weights(kPolicyNet);
       nets_.set_weights(kMagnetNet, w);
       nets_.set_weights(kOpponentNet, w);
     }
@@ -316,7 +316,7 @@ class MmdTrainer final : public Trainer {
     const bool move = m_.magnet_every > 0 && it_ % m_.magnet_every == 0;
     const bool snap = m_.rollout.snapshot_share > 0 && it_ % m_.snapshot_every == 0;
     if (move || snap) {
-      const auto w = nets_.weights(kPolicyNet);
+      const auto w = nets_.published_weights(kPolicyNet);
       if (move) nets_.set_weights(kMagnetNet, w);
       if (snap) write_snapshot(snapshot_dir(), it_, w);
     }
