@@ -62,6 +62,7 @@ struct MmdSection {
   double magnet_weight = 0.05;
   int magnet_every = 20;
   double entropy_weight = 0;
+  bool normalize_advantages = false;
   double reward_scale = 1;
   double gae_lambda = 0.95;
   int max_actions = 1000;

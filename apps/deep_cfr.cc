@@ -40,12 +40,14 @@ MmdOptions mmd_options(const Config& c) {
   return {.rollouts_per_iteration = m.rollouts_per_iteration,
           .rollout = {.reward_scale = m.reward_scale, .gae_lambda = m.gae_lambda, .bot_share = m.bot_share,
                       .snapshot_share = m.snapshot_share, .bc_targets = m.bc_weight > 0, .max_actions = m.max_actions,
+                      .magnet = m.magnet_weight > 0,
                       .cutoff = c.traversal.cutoff_value_mode == "score_diff" ? CutoffValue::kScoreDiff
                                 : c.traversal.cutoff_value_mode == "zero"     ? CutoffValue::kZero
                                                                               : CutoffValue::kBotRollout},
           .epochs = m.epochs,
           .batch_size = m.batch_size,
-          .terms = {.clip = m.clip, .magnet_weight = m.magnet_weight, .bc_weight = m.bc_weight, .entropy_weight = m.entropy_weight},
+          .terms = {.clip = m.clip, .magnet_weight = m.magnet_weight, .bc_weight = m.bc_weight, .entropy_weight = m.entropy_weight,
+                    .normalize_advantage = m.normalize_advantages},
           .magnet_every = m.magnet_every,
           .bc_weight = m.bc_weight,
           .bc_fade_iterations = m.bc_fade_iterations,

@@ -593,6 +593,10 @@ TrainStats NetworkSet::train(int net, BatchSource& memory, int iteration, const 
                                  auto logp = torch::log_softmax(logits.masked_fill(leg == 0, -1e9), 1);
                                  auto p = logp.exp() * leg;
                                  auto advantage = target.narrow(1, 0, A).sum(1);
+                                 if (pg.normalize_advantage && advantage.size(0) > 1) {
+                                   auto centred = advantage - advantage.mean();
+                                   advantage = centred / (centred.pow(2).mean().sqrt() + 1e-8);
+                                 }
                                  auto behaviour = target.narrow(1, A, A);
                                  auto taken = (behaviour > 0).to(torch::kFloat32);
                                  auto ratio = ((logp * taken).sum(1) - behaviour.sum(1).clamp_min(1e-12).log()).exp();

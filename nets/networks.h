@@ -64,6 +64,9 @@ struct TrainConfig {
     double magnet_weight = 0.05;
     double bc_weight = 0;
     double entropy_weight = 0;
+    /// Â is standardised over each batch ((Â − mean) / std, as PPO implementations do), so that
+    /// the KL and entropy weights are relative to advantages of unit scale whatever the rewards.
+    bool normalize_advantage = false;
   } policy_gradient{};
   /// When set (SIGINT/SIGTERM), training returns after the current step with TrainStats::stopped.
   const std::atomic<bool>* stop = nullptr;

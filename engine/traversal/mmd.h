@@ -48,6 +48,7 @@ struct MmdRolloutOptions {
   double snapshot_share = 0;      // rollouts whose second seat is a past snapshot (kOpponentNet)
   bool bc_targets = false;        // store the bot's move at every learning decision (cloning)
   int max_actions = 0;            // actions per game before it is cut off (0 = none)
+  bool magnet = true;             // ask ρ (false when its weight is 0: the stored ρ is then π, KL 0)
   CutoffValue cutoff = CutoffValue::kScoreDiff;
 };
 
@@ -89,14 +90,14 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
       float* in = ctx.advantage.input(si);
       game.encode(s, p, in);
       co_await ctx.query(kPolicyNet, in, legal, logits);
-      co_await ctx.query(kMagnetNet, in, legal, magnet);
+      if (o.magnet) co_await ctx.query(kMagnetNet, in, legal, magnet);
       co_await ctx.query(kMmdValueNet, in, legal, value);
       masked_softmax(logits, legal, A, probs);
-      masked_softmax(magnet, legal, A, magnet);
+      if (o.magnet) masked_softmax(magnet, legal, A, magnet);
       a = sample_action(probs, legal, ctx.rng);
       float* t = ctx.advantage.target(si);
       t[A + a] = std::max(probs[a], 1e-12F);
-      std::copy_n(magnet, A, t + 2 * A);
+      std::copy_n(o.magnet ? magnet : probs, A, t + 2 * A);
       if constexpr (kGameHasBot<G>) {
         if (o.bc_targets) t[3 * A + game.bot_action(s, ctx.rng)] = 1.0F;
       }

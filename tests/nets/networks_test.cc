@@ -436,6 +436,23 @@ TEST_CASE("MMD's policy loss is the clipped surrogate plus the magnet KL and the
   CHECK(st.policy_gradient.clipped_share == doctest::Approx(0.5));
 }
 
+TEST_CASE("MMD's policy loss with normalize_advantage standardises the batch's advantages, by hand") {
+  configure_torch_threads(1);
+  NetworkSet nets(policy_specs(), small_config(), 1);
+  nets.set_published_weights(std::vector<float>(static_cast<std::size_t>(nets.total_parameters()), 0.0F));
+  // The rows of the test above, advantages 2 and −1: mean ½, standard deviation 1.5, so the
+  // surrogate sees +1 (ratio 1: −1) and −1 (ratio 4/3 clipped to 1.2, pessimistic side: +4/3).
+  FixedBatch batch({{row(1), pg_target(1, 2, 0.5F, {0.25F, 0.75F, 0, 0}, 0), 0b0011, 1},
+                    {row(2), pg_target(2, -1, 0.25F, {1 / 3.0F, 1 / 3.0F, 1 / 3.0F, 0}, -1), 0b0111, 1}});
+  TrainConfig cfg = frozen(1, 2, false);
+  cfg.policy_gradient = {.clip = 0.2, .magnet_weight = 0, .bc_weight = 0, .entropy_weight = 0, .normalize_advantage = true};
+  Rng rng(0);
+  const TrainStats st = nets.train(0, batch, 1, cfg, rng);
+  CHECK(st.steps == 1);
+  CHECK(st.policy_gradient.surrogate == doctest::Approx((-1 + 4.0 / 3) / 2).epsilon(1e-5));
+  CHECK(st.mean_loss == doctest::Approx((-1 + 4.0 / 3) / 2).epsilon(1e-5));
+}
+
 TEST_CASE("MMD's policy loss raises a positive-advantage move, and its cloning term alone moves the policy to the bot's") {
   configure_torch_threads(1);
   auto prob = [](NetworkSet& nets, const std::vector<float>& x, ActionMask legal, int a) {

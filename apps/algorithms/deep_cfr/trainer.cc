@@ -157,11 +157,6 @@ struct IterationState {
   bool weights_bad = false;
 };
 
-/// A stop request seen during a step: the iteration is abandoned where it is.
-struct Interrupted {
-  const char* step;
-};
-
 template <TraversalAdapter G>
 class DeepCfrTrainer final : public Trainer {
  public:
@@ -220,40 +215,28 @@ class DeepCfrTrainer final : public Trainer {
     L.latest_checkpoint = first - 1;
     if (o_.keep_snapshots) restore_snapshots(first - 1);
     L.started = Clock::now();
-    int done = first - 1;
-    for (int it = first; it <= o_.max_iterations; ++it) {
-      if (io_.stop && io_.stop->load()) {
-        say(fmt::format("cfr-run: stopped before iteration {}; the last checkpoint is iteration {}", it, L.latest_checkpoint));
-        break;
-      }
-      if (o_.max_minutes > 0 && since(L.started) > o_.max_minutes * 60) {
-        say(fmt::format("cfr-run: run.max_minutes = {} reached", o_.max_minutes));
-        break;
-      }
-      try {
-        begin_iteration(it, std::exchange(first_metrics, nullptr));
-        if (escher()) value_step();
-        for (int p = 0; p < 2; ++p) traversal_phase(p);
-        train_networks();
-        publish();
-        keep_snapshot();
-        collect_numeric_faults();
-        evaluate();
-        write_metrics();
-        check_numeric_faults();
-        write_checkpoint();
-        print_iteration();
-        done = it;
-      } catch (const Interrupted& i) {
-        say(fmt::format("cfr-run: interrupted during iteration {}'s {}; the last checkpoint is iteration {}", it, i.step,
-                        L.latest_checkpoint));
-        wait_for_trainer();
-        break;
-      } catch (...) {
-        wait_for_trainer();  // its job reads this iteration's state
-        throw;
-      }
-    }
+    const int done = run_iterations({.first = first,
+                                     .last = o_.max_iterations,
+                                     .max_minutes = o_.max_minutes,
+                                     .started = L.started,
+                                     .stop = io_.stop,
+                                     .say = [this](const std::string& line) { say(line); },
+                                     .latest_checkpoint = [&L] { return L.latest_checkpoint; },
+                                     .wait = [this] { wait_for_trainer(); }},
+                                    [&](int it) {
+                                      begin_iteration(it, std::exchange(first_metrics, nullptr));
+                                      if (escher()) value_step();
+                                      for (int p = 0; p < 2; ++p) traversal_phase(p);
+                                      train_networks();
+                                      publish();
+                                      keep_snapshot();
+                                      collect_numeric_faults();
+                                      evaluate();
+                                      write_metrics();
+                                      check_numeric_faults();
+                                      write_checkpoint();
+                                      print_iteration();
+                                    });
     if (io_.dist != nullptr) io_.dist->broadcast(std::int64_t{0});  // the traversal ranks stop
     return done;
   }
@@ -375,11 +358,11 @@ class DeepCfrTrainer final : public Trainer {
     iter_.value_traversals = st.traversals;
     iter_.nodes += st.nodes;
     iter_.batch.merge(st.batch);
-    if (st.stopped) throw Interrupted{"value trajectories"};
+    if (st.stopped) throw StepInterrupted{"value trajectories"};
     const auto t_train = Clock::now();
     if (o_.reinitialize_value) nets_.reinitialize(kValueNet, iter_.it);
     iter_.ts[kValueNet] = nets_.train(kValueNet, mem, iter_.it, value_train_, iter_.net_rng[kValueNet]);
-    if (iter_.ts[kValueNet].stopped) throw Interrupted{"value training"};
+    if (iter_.ts[kValueNet].stopped) throw StepInterrupted{"value training"};
     nets_.publish(kValueNet);
     iter_.value_train_s = since(t_train);
     if constexpr (EnumerableGame<typename G::State>) {
@@ -446,7 +429,7 @@ class DeepCfrTrainer final : public Trainer {
     iter_.cutoffs += st.cutoffs;
     iter_.batch.merge(st.batch);
     iter_.m[fmt::format("traversal_seconds_p{}", p)] = s;
-    if (st.stopped) throw Interrupted{"traversals"};
+    if (st.stopped) throw StepInterrupted{"traversals"};
   }
 
   bool adv0_during_phase1() const { return o_.update_order == UpdateOrder::kSimultaneous && shares_->count() == 1; }
@@ -501,7 +484,7 @@ class DeepCfrTrainer final : public Trainer {
     iter_.trainer_busy = false;
     trainer_.wait();
     for (const auto& t : iter_.ts)
-      if (t.stopped) throw Interrupted{"training"};
+      if (t.stopped) throw StepInterrupted{"training"};
     iter_.train_s = since(t_train);
     auto& m = iter_.m;
     m["train_seconds_advantage"] = {iter_.adv0_train_s, adv1_s};
@@ -587,7 +570,7 @@ class DeepCfrTrainer final : public Trainer {
                                      {.opponents = o_.eval_opponents, .games = o_.eval_games,
                                       .seed = derive_seed(o_.seed, kEvaluationStream, static_cast<std::uint64_t>(it)),
                                       .max_steps = o_.eval_max_steps, .rules = o_.rules, .play = o_.eval_play, .stop = io_.stop});
-      if (r.stopped) throw Interrupted{"evaluation"};
+      if (r.stopped) throw StepInterrupted{"evaluation"};
       iter_.eval_text += r.text;
       m["evaluation"] = std::move(r.reports);
     }

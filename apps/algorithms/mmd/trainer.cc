@@ -36,10 +36,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-struct Interrupted {
-  const char* step;
-};
-
 template <TraversalAdapter G>
 class MmdTrainer final : public Trainer {
  public:
@@ -104,37 +100,24 @@ class MmdTrainer final : public Trainer {
     latest_checkpoint_ = first - 1;
     first_ = first;
     started_ = Clock::now();
-    int done = first - 1;
-    for (int it = first; it <= o_.max_iterations; ++it) {
-      if (io_.stop && io_.stop->load()) {
-        say(fmt::format("cfr-run: stopped before iteration {}; the last checkpoint is iteration {}", it, latest_checkpoint_));
-        break;
-      }
-      if (o_.max_minutes > 0 && since(started_) > o_.max_minutes * 60) {
-        say(fmt::format("cfr-run: run.max_minutes = {} reached", o_.max_minutes));
-        break;
-      }
-      try {
-        begin_iteration(it, std::exchange(first_metrics, nullptr));
-        rollout_phase();
-        train_networks();
-        move_magnet_and_keep_snapshot();
-        evaluate();
-        write_metrics();
-        write_checkpoint();
-        print_iteration();
-        done = it;
-      } catch (const Interrupted& i) {
-        say(fmt::format("cfr-run: interrupted during iteration {}'s {}; the last checkpoint is iteration {}", it, i.step,
-                        latest_checkpoint_));
-        trainer_.wait();
-        break;
-      } catch (...) {
-        trainer_.wait();
-        throw;
-      }
-    }
-    return done;
+    return run_iterations({.first = first,
+                           .last = o_.max_iterations,
+                           .max_minutes = o_.max_minutes,
+                           .started = started_,
+                           .stop = io_.stop,
+                           .say = [this](const std::string& line) { say(line); },
+                           .latest_checkpoint = [this] { return latest_checkpoint_; },
+                           .wait = [this] { trainer_.wait(); }},
+                          [&](int it) {
+                            begin_iteration(it, std::exchange(first_metrics, nullptr));
+                            rollout_phase();
+                            train_networks();
+                            move_magnet_and_keep_snapshot();
+                            evaluate();
+                            write_metrics();
+                            write_checkpoint();
+                            print_iteration();
+                          });
   }
 
   ~MmdTrainer() override {
@@ -234,7 +217,7 @@ class MmdTrainer final : public Trainer {
     const RunStats st = scheduler_->run(rollout_job(), nets_.evaluators(), pipe, io_.stop);
     pipe.flush();
     rollout_s_ = since(t0);
-    if (st.stopped) throw Interrupted{"rollouts"};
+    if (st.stopped) throw StepInterrupted{"rollouts"};
     nodes_ = st.nodes;
     mtr_["rollouts"] = st.traversals;
     mtr_["rollout_seconds"] = rollout_s_;
@@ -263,7 +246,7 @@ class MmdTrainer final : public Trainer {
     trainer_.submit([this] { value_stats_ = nets_.train(kMmdValueNet, value_mem_, it_, value_train_, value_rng_); });
     policy_stats_ = nets_.train(kPolicyNet, policy_mem_, it_, policy_train_, policy_rng_);
     trainer_.wait();
-    if (policy_stats_.stopped || value_stats_.stopped) throw Interrupted{"training"};
+    if (policy_stats_.stopped || value_stats_.stopped) throw StepInterrupted{"training"};
     check_numeric_faults();
     nets_.publish(kPolicyNet);
     nets_.publish(kMmdValueNet);
@@ -347,7 +330,7 @@ class MmdTrainer final : public Trainer {
                                      {.opponents = o_.eval_opponents, .games = o_.eval_games,
                                       .seed = derive_seed(o_.seed, kEvaluationStream, static_cast<std::uint64_t>(it_)),
                                       .max_steps = o_.eval_max_steps, .rules = o_.rules, .play = o_.eval_play, .stop = io_.stop});
-      if (r.stopped) throw Interrupted{"evaluation"};
+      if (r.stopped) throw StepInterrupted{"evaluation"};
       eval_text_ = r.text;
       mtr_["evaluation"] = std::move(r.reports);
     }
