@@ -408,22 +408,27 @@ NetworkSpecs policy_specs() {
            .target_width = 4 * kOut + 1}};
 }
 
-}  // namespace
-
-TEST_CASE("MMD's policy loss is the clipped surrogate plus the magnet KL and the cloning term, by hand on a zero network") {
+/// One step of the policy loss with `terms` on a zero network (π uniform over the legal actions)
+/// over two rows. Row 1: actions 0, 1 legal (π = ½, ½), action 1 taken with behaviour probability
+/// ½ (ratio 1), advantage 2, magnet (¼, ¾), the bot played 0. Row 2: actions 0–2 legal (π = ⅓
+/// each), action 2 taken with behaviour probability ¼: ratio 4/3, clipped to 1.2 against the
+/// advantage −1 (the pessimistic side: −min(−4/3, −1.2) = 4/3); uniform magnet; no bot move.
+TrainStats two_row_policy_step(const TrainConfig::PolicyGradientTerms& terms) {
   configure_torch_threads(1);
   NetworkSet nets(policy_specs(), small_config(), 1);
   nets.set_published_weights(std::vector<float>(static_cast<std::size_t>(nets.total_parameters()), 0.0F));
-  // Row 1: actions 0, 1 legal (π = ½, ½), action 1 taken with behaviour probability ½ (ratio 1),
-  // advantage 2, magnet (¼, ¾), the bot played 0. Row 2: actions 0–2 legal (π = ⅓ each), action 2
-  // taken with behaviour probability ¼: ratio 4/3, clipped to 1.2 against the advantage −1 (the
-  // pessimistic side: −min(−4/3, −1.2) = 4/3); uniform magnet; no bot move.
   FixedBatch batch({{row(1), pg_target(1, 2, 0.5F, {0.25F, 0.75F, 0, 0}, 0), 0b0011, 1},
                     {row(2), pg_target(2, -1, 0.25F, {1 / 3.0F, 1 / 3.0F, 1 / 3.0F, 0}, -1), 0b0111, 1}});
   TrainConfig cfg = frozen(1, 2, false);
-  cfg.policy_gradient = {.clip = 0.2, .magnet_weight = 0.5, .bc_weight = 2, .entropy_weight = 0.1};
+  cfg.policy_gradient = terms;
   Rng rng(0);
-  const TrainStats st = nets.train(0, batch, 1, cfg, rng);
+  return nets.train(0, batch, 1, cfg, rng);
+}
+
+}  // namespace
+
+TEST_CASE("MMD's policy loss is the clipped surrogate plus the magnet KL and the cloning term, by hand on a zero network") {
+  const TrainStats st = two_row_policy_step({.clip = 0.2, .magnet_weight = 0.5, .bc_weight = 2, .entropy_weight = 0.1});
   const double kl1 = 0.5 * std::log(0.5 / 0.25) + 0.5 * std::log(0.5 / 0.75);
   const double row1 = -2 + 0.5 * kl1 + 2 * std::log(2.0) - 0.1 * std::log(2.0);
   const double row2 = 4.0 / 3 - 0.1 * std::log(3.0);
@@ -437,17 +442,10 @@ TEST_CASE("MMD's policy loss is the clipped surrogate plus the magnet KL and the
 }
 
 TEST_CASE("MMD's policy loss with normalize_advantage standardises the batch's advantages, by hand") {
-  configure_torch_threads(1);
-  NetworkSet nets(policy_specs(), small_config(), 1);
-  nets.set_published_weights(std::vector<float>(static_cast<std::size_t>(nets.total_parameters()), 0.0F));
-  // The rows of the test above, advantages 2 and −1: mean ½, standard deviation 1.5, so the
-  // surrogate sees +1 (ratio 1: −1) and −1 (ratio 4/3 clipped to 1.2, pessimistic side: +4/3).
-  FixedBatch batch({{row(1), pg_target(1, 2, 0.5F, {0.25F, 0.75F, 0, 0}, 0), 0b0011, 1},
-                    {row(2), pg_target(2, -1, 0.25F, {1 / 3.0F, 1 / 3.0F, 1 / 3.0F, 0}, -1), 0b0111, 1}});
-  TrainConfig cfg = frozen(1, 2, false);
-  cfg.policy_gradient = {.clip = 0.2, .magnet_weight = 0, .bc_weight = 0, .entropy_weight = 0, .normalize_advantage = true};
-  Rng rng(0);
-  const TrainStats st = nets.train(0, batch, 1, cfg, rng);
+  // Advantages 2 and −1: mean ½, standard deviation 1.5, so the surrogate sees +1 (ratio 1: −1)
+  // and −1 (ratio 4/3 clipped to 1.2, pessimistic side: +4/3).
+  const TrainStats st =
+      two_row_policy_step({.clip = 0.2, .magnet_weight = 0, .bc_weight = 0, .entropy_weight = 0, .normalize_advantage = true});
   CHECK(st.steps == 1);
   CHECK(st.policy_gradient.surrogate == doctest::Approx((-1 + 4.0 / 3) / 2).epsilon(1e-5));
   CHECK(st.mean_loss == doctest::Approx((-1 + 4.0 / 3) / 2).epsilon(1e-5));
