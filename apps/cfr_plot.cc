@@ -1,7 +1,10 @@
 // cfr-plot: draws a run's curves from metrics.jsonl with gnuplot (PNG or SVG): losses, the
 // evaluation (exploitability for Kuhn/Leduc, win rate against each bot for Lost Cities),
-// traversal nodes/s, and phase times per iteration.
+// traversal nodes/s, and phase times per iteration. Given several runs, it draws them beside
+// each other against training wall time instead (compare_win_rates, compare_exploitability):
+// e.g. two recipes under the same budget.
 //   cfr-plot RUN_DIR [--format png|svg] [--out DIR]
+//   cfr-plot RUN_DIR RUN_DIR... --out DIR [--format png|svg]
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -24,11 +27,73 @@ namespace {
 
 struct Series {
   std::string title;
-  std::vector<std::pair<int, double>> points = {};
+  std::vector<std::pair<double, double>> points = {};
+  std::string style = "";  // gnuplot line style (colour, dash), empty: gnuplot's next one
 };
 
+/// What one run's metrics.jsonl holds, per iteration; x is the iteration or, for comparisons, the
+/// training wall time in minutes (the sum of iteration_seconds up to that iteration).
+struct RunCurves {
+  Series adv0{"advantage net 0"}, adv1{"advantage net 1"}, strat{"strategy net"}, expl{"exploitability"},
+      nps{"traversal nodes/s"}, trav{"traversal"}, train{"training"}, eval{"evaluation"};
+  std::map<std::string, Series> win;
+  std::vector<std::pair<double, std::map<std::string, double>>> wins_by_minute;
+  std::vector<std::pair<double, double>> expl_by_minute;
+};
+
+RunCurves read_run(const std::string& run_dir) {
+  const fs::path metrics = fs::path(run_dir) / "metrics.jsonl";
+  cfr::require_readable_file(metrics.string());
+  std::ifstream in(metrics);
+  if (!in) throw cfr::InputError(fmt::format("{}: cannot open", metrics.string()));
+  RunCurves c;
+  std::string line;
+  int lineno = 0;
+  double seconds = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception& e) {
+      throw cfr::InputError(fmt::format("{}:{}: invalid JSON: {}", metrics.string(), lineno, e.what()));
+    }
+    if (!j.is_object()) throw cfr::InputError(fmt::format("{}:{}: not a JSON object", metrics.string(), lineno));
+    try {
+      const double it = j.value("iteration", 0);
+      seconds += j.value("iteration_seconds", 0.0);
+      if (j.contains("loss_advantage")) {
+        c.adv0.points.emplace_back(it, j["loss_advantage"][0].get<double>());
+        c.adv1.points.emplace_back(it, j["loss_advantage"][1].get<double>());
+      }
+      if (j.contains("loss_strategy")) c.strat.points.emplace_back(it, j["loss_strategy"].get<double>());
+      if (j.contains("exploitability")) {
+        c.expl.points.emplace_back(it, j["exploitability"].get<double>());
+        c.expl_by_minute.emplace_back(seconds / 60, j["exploitability"].get<double>());
+      }
+      if (j.contains("nodes_per_second")) c.nps.points.emplace_back(it, j["nodes_per_second"].get<double>());
+      if (j.contains("traversal_seconds")) c.trav.points.emplace_back(it, j["traversal_seconds"].get<double>());
+      if (j.contains("train_seconds")) c.train.points.emplace_back(it, j["train_seconds"].get<double>());
+      if (j.contains("eval_seconds")) c.eval.points.emplace_back(it, j["eval_seconds"].get<double>());
+      if (j.contains("evaluation")) {
+        std::map<std::string, double> rates;
+        for (const auto& [bot, r] : j["evaluation"].items()) {
+          auto& s = c.win[bot];
+          s.title = "vs " + bot;
+          s.points.emplace_back(it, r.value("win_rate", 0.0));
+          rates[bot] = r.value("win_rate", 0.0);
+        }
+        c.wins_by_minute.emplace_back(seconds / 60, std::move(rates));
+      }
+    } catch (const nlohmann::json::exception& e) {  // a field of another type than cfr-run writes
+      throw cfr::InputError(fmt::format("{}:{}: {}", metrics.string(), lineno, e.what()));
+    }
+  }
+  return c;
+}
+
 void plot(const fs::path& out_dir, const std::string& name, const std::string& title, const std::string& ylabel,
-          const std::vector<Series>& series, const std::string& format, bool logy) {
+          const std::vector<Series>& series, const std::string& format, bool logy, const std::string& xlabel = "iteration") {
   std::vector<const Series*> used;
   for (const auto& s : series)
     if (!s.points.empty()) used.push_back(&s);
@@ -48,78 +113,75 @@ void plot(const fs::path& out_dir, const std::string& name, const std::string& t
     std::ostringstream g;
     g << (format == "svg" ? "set terminal svg size 900,500 dynamic\n" : "set terminal pngcairo size 900,500\n");
     g << "set output '" << image.string() << "'\n";
-    g << "set title '" << title << "'\nset xlabel 'iteration'\nset ylabel '" << ylabel << "'\nset grid\nset key outside\n";
+    g << "set title '" << title << "'\nset xlabel '" << xlabel << "'\nset ylabel '" << ylabel << "'\nset grid\nset key outside\n";
     if (logy) g << "set logscale y\n";
     g << "plot ";
     for (std::size_t i = 0; i < used.size(); ++i)
-      g << (i ? ", " : "") << "'" << data.string() << "' index " << i << " with linespoints title '" << used[i]->title << "'";
+      g << (i ? ", " : "") << "'" << data.string() << "' index " << i << " with linespoints " << used[i]->style << " title '"
+        << used[i]->title << "' noenhanced";
     g << "\n";
     cfr::write_file_atomic(script.string(), g.str());
   }
   const int rc = std::system(fmt::format("gnuplot '{}'", script.string()).c_str());
   if (rc != 0) throw std::runtime_error(fmt::format("gnuplot failed on {} (is gnuplot installed? scripts/setup.sh installs it)", script.string()));
-  std::cout << image.string() << "\n";
+  std::cout << image.string() << " (" << used.size() << (used.size() == 1 ? " curve" : " curves") << ")\n";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"cfr-plot: a run's curves from metrics.jsonl, drawn by gnuplot"};
-  std::string run_dir, format = "png", out;
-  app.add_option("RUN_DIR", run_dir, "run directory (holds metrics.jsonl)")->required()->check(cfr::kNonEmpty);
+  CLI::App app{"cfr-plot: a run's curves from metrics.jsonl, drawn by gnuplot; several runs side by side against wall time"};
+  std::vector<std::string> run_dirs;
+  std::string format = "png", out;
+  app.add_option("RUN_DIR", run_dirs, "run directory (holds metrics.jsonl); several: their evaluations side by side against training wall time")
+      ->required()
+      ->check(cfr::kNonEmpty);
   app.add_option("--format", format, "png or svg")->check(CLI::IsMember({"png", "svg"}));
-  app.add_option("--out", out, "where to write the plots (default RUN_DIR/plots)")->check(cfr::kNonEmpty);
+  app.add_option("--out", out, "where to write the plots (default RUN_DIR/plots; required with several runs)")->check(cfr::kNonEmpty);
   if (const auto rc = cfr::parse_command_line(app, "cfr-plot", argc, argv)) return *rc;
   return cfr::run_app("cfr-plot", [&] {
-    const fs::path metrics = fs::path(run_dir) / "metrics.jsonl";
-    cfr::require_readable_file(metrics.string());
-    std::ifstream in(metrics);
-    if (!in) throw cfr::InputError(fmt::format("{}: cannot open", metrics.string()));
+    if (run_dirs.size() > 1) {
+      if (out.empty()) throw cfr::InputError("--out: several runs are drawn together into one directory; name it with --out DIR");
+      // A bot keeps its colour across runs; a run keeps its dash and point type across bots.
+      std::vector<Series> wins, expl;
+      std::map<std::string, int> colour;
+      for (std::size_t r = 0; r < run_dirs.size(); ++r) {
+        const std::string& dir = run_dirs[r];
+        const RunCurves c = read_run(dir);
+        const std::string name = fs::path(dir).lexically_normal().filename().string();
+        std::map<std::string, Series> by_bot;
+        for (const auto& [minute, rates] : c.wins_by_minute)
+          for (const auto& [bot, rate] : rates) {
+            auto& s = by_bot[bot];
+            s.title = name + " vs " + bot;
+            s.points.emplace_back(minute, rate);
+          }
+        const std::string dash = fmt::format("dt {} pt {}", r % 5 + 1, r % 13 + 1);
+        for (auto& [bot, s] : by_bot) {
+          const int k = colour.try_emplace(bot, static_cast<int>(colour.size()) + 1).first->second;
+          s.style = fmt::format("lc {} {}", k, dash);
+          wins.push_back(std::move(s));
+        }
+        expl.push_back({name, c.expl_by_minute, fmt::format("lc {} {}", r + 1, dash)});
+      }
+      fs::create_directories(out);
+      plot(out, "compare_win_rates", "win rate against the bots over training wall time", "win rate", wins, format, false,
+           "training wall time (minutes)");
+      plot(out, "compare_exploitability", "exploitability over training wall time", "chips per game", expl, format, true,
+           "training wall time (minutes)");
+      return 0;
+    }
+    const std::string& run_dir = run_dirs.front();
+    RunCurves c = read_run(run_dir);
     const fs::path out_dir = out.empty() ? fs::path(run_dir) / "plots" : fs::path(out);
     fs::create_directories(out_dir);
-    Series adv0{"advantage net 0"}, adv1{"advantage net 1"}, strat{"strategy net"}, expl{"exploitability"}, nps{"traversal nodes/s"},
-        trav{"traversal"}, train{"training"}, eval{"evaluation"};
-    std::map<std::string, Series> win;
-    std::string line;
-    int lineno = 0;
-    while (std::getline(in, line)) {
-      ++lineno;
-      nlohmann::json j;
-      try {
-        j = nlohmann::json::parse(line);
-      } catch (const nlohmann::json::exception& e) {
-        throw cfr::InputError(fmt::format("{}:{}: invalid JSON: {}", metrics.string(), lineno, e.what()));
-      }
-      if (!j.is_object()) throw cfr::InputError(fmt::format("{}:{}: not a JSON object", metrics.string(), lineno));
-      try {
-      const int it = j.value("iteration", 0);
-      if (j.contains("loss_advantage")) {
-        adv0.points.emplace_back(it, j["loss_advantage"][0].get<double>());
-        adv1.points.emplace_back(it, j["loss_advantage"][1].get<double>());
-      }
-      if (j.contains("loss_strategy")) strat.points.emplace_back(it, j["loss_strategy"].get<double>());
-      if (j.contains("exploitability")) expl.points.emplace_back(it, j["exploitability"].get<double>());
-      if (j.contains("nodes_per_second")) nps.points.emplace_back(it, j["nodes_per_second"].get<double>());
-      if (j.contains("traversal_seconds")) trav.points.emplace_back(it, j["traversal_seconds"].get<double>());
-      if (j.contains("train_seconds")) train.points.emplace_back(it, j["train_seconds"].get<double>());
-      if (j.contains("eval_seconds")) eval.points.emplace_back(it, j["eval_seconds"].get<double>());
-      if (j.contains("evaluation"))
-        for (const auto& [bot, r] : j["evaluation"].items()) {
-          auto& s = win[bot];
-          s.title = "vs " + bot;
-          s.points.emplace_back(it, r.value("win_rate", 0.0));
-        }
-      } catch (const nlohmann::json::exception& e) {  // a field of another type than cfr-run writes
-        throw cfr::InputError(fmt::format("{}:{}: {}", metrics.string(), lineno, e.what()));
-      }
-    }
-    plot(out_dir, "losses", "training losses (mean per iteration)", "loss", {adv0, adv1, strat}, format, true);
-    plot(out_dir, "exploitability", "exploitability of the strategy network", "chips per game", {expl}, format, true);
+    plot(out_dir, "losses", "training losses (mean per iteration)", "loss", {c.adv0, c.adv1, c.strat}, format, true);
+    plot(out_dir, "exploitability", "exploitability of the strategy network", "chips per game", {c.expl}, format, true);
     std::vector<Series> wins;
-    for (auto& [k, s] : win) wins.push_back(s);
+    for (auto& [k, s] : c.win) wins.push_back(s);
     plot(out_dir, "win_rates", "greedy strategy network against the bots", "win rate", wins, format, false);
-    plot(out_dir, "nodes_per_second", "traversal throughput (traversal phases only)", "nodes/s", {nps}, format, false);
-    plot(out_dir, "phase_times", "time per iteration", "seconds", {trav, train, eval}, format, false);
+    plot(out_dir, "nodes_per_second", "traversal throughput (traversal phases only)", "nodes/s", {c.nps}, format, false);
+    plot(out_dir, "phase_times", "time per iteration", "seconds", {c.trav, c.train, c.eval}, format, false);
     return 0;
   });
 }
