@@ -1,6 +1,7 @@
 #pragma once
-// Steps every training algorithm's iteration shares (apps/algorithms/<name>/trainer.cc): writing a
-// checkpoint directory and playing the Lost Cities bots with the network that plays. One home, so
+// Steps every training algorithm's iteration shares (apps/algorithms/<name>/trainer.cc): the loop
+// over iterations (stop requests, the time budget, an abandoned step), writing a checkpoint
+// directory and playing the Lost Cities bots with the network that plays. One home, so
 // that Deep CFR, ESCHER and MMD checkpoints and evaluations are the same files and numbers.
 #include <atomic>
 #include <chrono>
