@@ -401,9 +401,9 @@ void validate(const Config& c) {
   if (c.algorithm.name == "escher" && c.traversal.opponent_policy != "average_strategy")
     throw InputError(fmt::format("{}: traversal.opponent_policy = '{}' is Deep CFR's; with algorithm.name = 'escher' the "
                                  "opponent plays its current policy", origin("traversal.opponent_policy"), c.traversal.opponent_policy));
+  if (std::find(bots.begin(), bots.end(), c.mmd.bot) == bots.end())  // checked whatever the algorithm, as opponent_bot
+    throw InputError(fmt::format("{}: mmd.bot = '{}'; valid bots: {}", origin("mmd.bot"), c.mmd.bot, join_names(bots)));
   if (c.algorithm.name == "mmd") {
-    if (std::find(bots.begin(), bots.end(), c.mmd.bot) == bots.end())
-      throw InputError(fmt::format("{}: mmd.bot = '{}'; valid bots: {}", origin("mmd.bot"), c.mmd.bot, join_names(bots)));
     for (const auto& [key, value] : {std::pair{"mmd.bc_weight", c.mmd.bc_weight}, std::pair{"mmd.bot_share", c.mmd.bot_share}})
       if (value > 0 && c.run.game != "lost_cities")
         throw InputError(fmt::format("{}: {} = {}: mmd.bc_weight and mmd.bot_share need a game with bots (run.game = "

@@ -197,7 +197,9 @@ REAL_KEYS = {
     "run.max_minutes", "traversal.regret_matching_epsilon", "traversal.outcome_sampling_epsilon",
     "traversal.outcome_sampling_value_clip", "traversal.probability_floor", "optimization.learning_rate",
     "optimization.weight_decay", "optimization.grad_clip", "optimization.ema_decay", "distributed.timeout_seconds",
-    "optimization.advantage_target_scale",
+    "optimization.advantage_target_scale", "mmd.clip", "mmd.magnet_weight", "mmd.entropy_weight", "mmd.reward_scale",
+    "mmd.gae_lambda", "mmd.bc_weight", "mmd.bot_share", "mmd.snapshot_share", "escher.sampling_epsilon",
+    "escher.value_epsilon", "escher.value_clip",
 }
 # Keys where 0 is meaningful (the reason goes into the table); every other numeric key must refuse 0.
 ZERO_OK = {
@@ -212,6 +214,11 @@ ZERO_OK = {
     "optimization.grad_clip": "0 = no clip", "optimization.ema_decay": "0 = no averaging",
     "checkpoint.save_every": "0 = only the latest", "evaluation.eval_every": "0 = only at the end",
     "evaluation.games": "0 = no bot games (bench/scaling.sh)",
+    "mmd.magnet_weight": "0 = no magnet", "mmd.magnet_every": "0 = the magnet stays", "mmd.entropy_weight": "no bonus",
+    "mmd.gae_lambda": "one-step advantages", "mmd.max_actions": "0 = no cap (small games)", "mmd.bc_weight": "no cloning",
+    "mmd.bc_fade_iterations": "0 = never fades", "mmd.bot_share": "no bot games", "mmd.snapshot_share": "no snapshot games",
+    "escher.sampling_epsilon": "on-policy sampling", "escher.value_epsilon": "on-policy value trajectories",
+    "escher.value_clip": "0 = no clip", "escher.value_updates_per_iteration": "0 = traversal-only runs",
 }
 NEG_OK = {"rules.expedition_penalty": "a bonus instead", "rules.bonus_amount": "a malus"}
 
