@@ -36,9 +36,8 @@ struct Series {
 struct RunCurves {
   Series adv0{"advantage net 0"}, adv1{"advantage net 1"}, strat{"strategy net"}, expl{"exploitability"},
       nps{"traversal nodes/s"}, trav{"traversal"}, train{"training"}, eval{"evaluation"};
-  std::map<std::string, Series> win;
-  std::vector<std::pair<double, std::map<std::string, double>>> wins_by_minute;
-  std::vector<std::pair<double, double>> expl_by_minute;
+  std::map<std::string, Series> win, win_by_minute;  // per bot
+  Series expl_by_minute{"exploitability"};
 };
 
 RunCurves read_run(const std::string& run_dir) {
@@ -69,22 +68,19 @@ RunCurves read_run(const std::string& run_dir) {
       if (j.contains("loss_strategy")) c.strat.points.emplace_back(it, j["loss_strategy"].get<double>());
       if (j.contains("exploitability")) {
         c.expl.points.emplace_back(it, j["exploitability"].get<double>());
-        c.expl_by_minute.emplace_back(seconds / 60, j["exploitability"].get<double>());
+        c.expl_by_minute.points.emplace_back(seconds / 60, j["exploitability"].get<double>());
       }
       if (j.contains("nodes_per_second")) c.nps.points.emplace_back(it, j["nodes_per_second"].get<double>());
       if (j.contains("traversal_seconds")) c.trav.points.emplace_back(it, j["traversal_seconds"].get<double>());
       if (j.contains("train_seconds")) c.train.points.emplace_back(it, j["train_seconds"].get<double>());
       if (j.contains("eval_seconds")) c.eval.points.emplace_back(it, j["eval_seconds"].get<double>());
-      if (j.contains("evaluation")) {
-        std::map<std::string, double> rates;
+      if (j.contains("evaluation"))
         for (const auto& [bot, r] : j["evaluation"].items()) {
-          auto& s = c.win[bot];
-          s.title = "vs " + bot;
-          s.points.emplace_back(it, r.value("win_rate", 0.0));
-          rates[bot] = r.value("win_rate", 0.0);
+          const double rate = r.value("win_rate", 0.0);
+          c.win[bot].title = c.win_by_minute[bot].title = "vs " + bot;
+          c.win[bot].points.emplace_back(it, rate);
+          c.win_by_minute[bot].points.emplace_back(seconds / 60, rate);
         }
-        c.wins_by_minute.emplace_back(seconds / 60, std::move(rates));
-      }
     } catch (const nlohmann::json::exception& e) {  // a field of another type than cfr-run writes
       throw cfr::InputError(fmt::format("{}:{}: {}", metrics.string(), lineno, e.what()));
     }
@@ -147,22 +143,16 @@ int main(int argc, char** argv) {
       std::map<std::string, int> colour;
       for (std::size_t r = 0; r < run_dirs.size(); ++r) {
         const std::string& dir = run_dirs[r];
-        const RunCurves c = read_run(dir);
+        RunCurves c = read_run(dir);
         const std::string name = fs::path(dir).lexically_normal().filename().string();
-        std::map<std::string, Series> by_bot;
-        for (const auto& [minute, rates] : c.wins_by_minute)
-          for (const auto& [bot, rate] : rates) {
-            auto& s = by_bot[bot];
-            s.title = name + " vs " + bot;
-            s.points.emplace_back(minute, rate);
-          }
         const std::string dash = fmt::format("dt {} pt {}", r % 5 + 1, r % 13 + 1);
-        for (auto& [bot, s] : by_bot) {
+        for (auto& [bot, s] : c.win_by_minute) {
           const int k = colour.try_emplace(bot, static_cast<int>(colour.size()) + 1).first->second;
+          s.title = name + " " + s.title;
           s.style = fmt::format("lc {} {}", k, dash);
           wins.push_back(std::move(s));
         }
-        expl.push_back({name, c.expl_by_minute, fmt::format("lc {} {}", r + 1, dash)});
+        expl.push_back({name, std::move(c.expl_by_minute.points), fmt::format("lc {} {}", r + 1, dash)});
       }
       fs::create_directories(out);
       plot(out, "compare_win_rates", "win rate against the bots over training wall time", "win rate", wins, format, false,
