@@ -94,6 +94,7 @@ function renderExpeditions(box, expeditions) {
 function renderPiles(box, view, legalIds, onPile, onDeck) {
   box.replaceChildren();
   box.classList.add("piles");
+  box.classList.toggle("drawing", !!legalIds && legalIds.size > 0);  // untakeable piles fade only then
   const drawBase = 2 * view.hand_size;
   view.piles.forEach((p, color) => {
     const pile = el("div", "pile");

@@ -106,6 +106,7 @@ function renderLog(v) {
     }
     li.append(logEntryNode(e));
   }
+  if (!ol.children.length) ol.append(el("li", "none", "No moves yet."));
   ol.scrollTop = ol.scrollHeight;
   // The opponent's moves since the person's last one, under the status line.
   const recent = [];
@@ -305,6 +306,7 @@ async function newGame() {
     view = await api("POST", "/api/games", body);
     selected = null; hint = null;
     history.replaceState(null, "", `#${view.id}`);
+    if (document.activeElement) document.activeElement.blur();  // the keys now go to the board
   } catch (err) { $("error").textContent = err.message; }
   busy = false;
   render();
@@ -315,6 +317,7 @@ async function newGame() {
 function onKey(e) {
   if (e.ctrlKey || e.altKey || e.metaKey || $("confirm").open) return;
   if (e.target.closest && e.target.closest("input, select, textarea")) return;
+  if (e.key === "Enter" && e.target.closest && e.target.closest("button:not(.card), a")) return;  // Enter presses it
   if (!live()) return;
   const v = view, H = v.hand_size, key = e.key.toLowerCase();
   const digit = /^Digit[0-9]$/.test(e.code) ? Number(e.code.slice(5)) : /^Numpad[0-9]$/.test(e.code) ? Number(e.code.slice(6)) : null;
