@@ -148,9 +148,11 @@ def page_log(d):
 def play(d, server):
     game_id = start_game(d, server, "heuristic_balanced", "17")
     b = body(d)
-    if d.find_element(By.ID, "game-seed").text != "17" or d.find_element(By.ID, "opp-label").text != "heuristic_balanced":
+    _, players = server.call("GET", "/api/players")
+    label = next(p["label"] for p in players["players"] if p["id"] == "heuristic_balanced")
+    if d.find_element(By.ID, "game-seed").text != "17" or d.find_element(By.ID, "opp-label").text != label:
         fail(case, f"the page shows seed {d.find_element(By.ID, 'game-seed').text!r} against "
-                   f"{d.find_element(By.ID, 'opp-label').text!r} (expected 17, heuristic_balanced)")
+                   f"{d.find_element(By.ID, 'opp-label').text!r} (expected 17, {label!r})")
     rng = random.Random(3)
     clicks = 0
     shot_taken = False
@@ -298,7 +300,7 @@ def hint(d, server):
         total = sum(r[1] for r in rows)
         if ids != legal:
             fail(case, f"the hint's moves {ids} are not the legal moves {legal}")
-        if abs(total - 1) > 1e-3 or any(not 0 <= r[1] <= 1 for r in rows):
+        if abs(total - 1) > 1e-2 or any(not 0 <= r[1] <= 1 for r in rows):
             fail(case, f"the hint's probabilities sum to {total}")
         best = max(r[1] for r in rows)
         if not rows[0][2] or any(r[2] != (r[1] == best) for r in rows):
