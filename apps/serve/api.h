@@ -21,20 +21,36 @@ struct ApiError : std::runtime_error {
   int status;
 };
 
-/// POST /api/games: {"opponent": NAME, "seat": 0|1, "seed": N} (seat and seed optional).
+/// The search player's parameters a request may set (docs/serve.md, "Security"): each bounded.
+struct SearchRequest {
+  int k = 3;         // candidates
+  int n = 8;         // deals
+  int cap = 200;     // moves per rollout
+  double prior = 20;  // bonus per unit of network probability
+};
+struct SearchLimits {
+  int max_k = 8, max_n = 64, max_cap = 300;
+  double max_prior = 1000;
+};
+
+/// POST /api/games: {"opponent": ID, "seat": 0|1, "seed": N, "search": {"k", "n", "cap", "prior"}}
+/// (seat, seed and search optional). ID is an entry of GET /api/players, never a program or a path;
+/// a search field over its limits is 422.
 struct NewGameRequest {
   std::string opponent;
   int seat = 0;
   std::optional<std::uint64_t> seed;
+  std::optional<SearchRequest> search;
 };
-NewGameRequest parse_new_game(std::string_view body);
+NewGameRequest parse_new_game(std::string_view body, const SearchLimits& limits = {});
 
 /// POST /api/games/ID/move: {"action": ID}; 400 unless an integer in [0, action_size).
 int parse_move(std::string_view body, int action_size);
 
-/// A request target's path split into its segments (percent-decoding refused: ids and names are
-/// plain) and its query string. ApiError 400 for "..", ".", empty segments inside the path, a
-/// backslash or a control character: nothing outside the served folders can be named.
+/// A request target's path split into its segments, each percent-decoded (run names may be any
+/// UTF-8), and its query string. ApiError 400 for "..", ".", empty segments inside the path, a
+/// bad escape, invalid UTF-8, or a decoded '/', '\\' or control character: nothing outside the
+/// served folders can be named.
 struct Target {
   std::vector<std::string> segments;
   std::string query;
@@ -43,6 +59,35 @@ Target parse_target(std::string_view target);
 
 /// The value of `key` in a query string "a=1&b=2", if present.
 std::optional<std::string> query_value(std::string_view query, std::string_view key);
+
+/// The host of a Host header ("localhost:8080", "[::1]:8080", "127.0.0.1") in lower case without
+/// brackets, and its port if one is given; nullopt when it is not a host[:port].
+struct HostPort {
+  std::string host;
+  std::optional<int> port;
+};
+std::optional<HostPort> parse_host_header(std::string_view value);
+/// An IPv4 or IPv6 address literal (no brackets).
+bool is_ip_literal(std::string_view host);
+/// "localhost", 127.0.0.0/8 or ::1.
+bool is_loopback_host(std::string_view host);
+
+/// What POST /api/replay accepts (docs/serve.md): the decompressed size, the games in a file, the
+/// actions of a game, and the time its parsing may take. Over them: ApiError 413 or 422 at once.
+struct ReplayLimits {
+  std::size_t max_bytes = 32u << 20;
+  int max_games = 2000;
+  int max_actions = 10000;  // the matches' action cap (cfr-arena --max-steps)
+  double max_seconds = 10;
+};
+/// A transcript upload's bytes (plain or gzip) parsed in memory: {"games": [...], "index": K,
+/// "frames": [...]} for game K. ApiError 413 (over a size, game or action limit, or out of time),
+/// 422 (not a transcript, an illegal action, an empty file), 404 (no game K).
+nlohmann::json parse_replay_upload(std::string_view body, int game, const ReplayLimits& limits);
+
+/// One move as the pages write it: {"who": "you"|"opponent", "kind": "play"|"discard"|"draw_deck"|
+/// "take", "card": CARD or null (a deck draw), "color": C or null}, for `action` in `before`.
+nlohmann::json move_entry(const lc::State& before, int action, int seat);
 
 /// A card for the pages: {"name": "c0:7", "color": 0, "face": 7, "wager": false}.
 nlohmann::json card_json(const lc::Rules& rules, lc::Card card);

@@ -1,48 +1,67 @@
 #include "apps/serve/play.h"
 
+#include <algorithm>
+#include <iostream>
 #include <random>
 
+#include <boost/asio/post.hpp>
 #include <fmt/format.h>
 
 #include "engine/core/errors.h"
 #include "engine/core/rng.h"
+#include "engine/games/bots.h"
 #include "engine/games/external_player.h"
 #include "engine/games/replay.h"
 
 namespace cfr::serve {
 
 using nlohmann::json;
+using Clock = std::chrono::steady_clock;
 
 struct GameRoom::Game {
   std::string id;
   int index = 0;  // for the opponent's BatchBot events
-  std::string opponent;
-  int seat = 0;   // the person's
+  std::string opponent, opponent_label;
+  std::shared_ptr<Slot> slot;
+  std::string client;
+  int seat = 0;  // the person's
   std::uint64_t seed = 0;
   std::array<int, lc::kMaxDeck> deck{};
   int deck_size = 0;
   mutable std::mutex mu;  // the fields below
   lc::State state;
   std::vector<int> actions;
+  json log = json::array();                      // every move, as the pages write it
   std::vector<std::string> last_opponent_moves;  // since the person's last move
   Rng opponent_rng{0};
   bool ended_told = false;
-  std::chrono::steady_clock::time_point touched = std::chrono::steady_clock::now();
+  bool busy = false;           // a turn of it is queued or on a worker
+  std::string ended_message;   // ended by the server (move budget, forfeit): no more moves
+  Clock::time_point touched = Clock::now();
 
   // The deck is shuffled once: the transcript records it, the game is dealt from it (as deal() would).
   Game(const lc::Rules& rules, std::uint64_t deal_seed)
       : seed(deal_seed),
         deck_size(lc::State::shuffled_deck(rules, deal_seed, deck)),
-        state(lc::State::from_deck(rules, std::span<const int>(deck.data(), deck_size))) {
-  }
+        state(lc::State::from_deck(rules, std::span<const int>(deck.data(), deck_size))) {}
 };
 
-struct GameRoom::Job {
-  enum class Kind { kCreate, kMove } kind;
-  NewGameRequest create;
-  std::string id;
+/// One opponent: its player (used by one worker at a time) and the turns waiting for it.
+struct GameRoom::Slot {
+  std::string key, spec, label;
+  bool slow = false;
+  std::optional<lc::AnyPlayer> player;  // the worker serving the slot only
+  // Under the room's mutex:
+  std::deque<Turn> pending;
+  bool scheduled = false;
+  std::size_t live = 0;
+};
+
+struct GameRoom::Turn {
+  enum class Kind { kStart, kMove, kEnd } kind;
+  std::shared_ptr<Game> game;
   int action = 0;
-  Done done;
+  Done done;  // none for kEnd
 };
 
 namespace {
@@ -57,32 +76,161 @@ json error_json(const std::string& what) { return {{"error", what}}; }
 
 }  // namespace
 
-GameRoom::GameRoom(PlayOptions opts, PlayerFactory factory)
-    : opts_(std::move(opts)), factory_(std::move(factory)), thread_([this] { worker(); }) {}
+GameRoom::GameRoom(PlayOptions opts, PlayerFactory factory, Resolver resolve)
+    : opts_(std::move(opts)),
+      factory_(std::move(factory)),
+      resolve_(std::move(resolve)),
+      fast_(static_cast<std::size_t>(std::max(1, opts_.fast_workers))),
+      slow_(static_cast<std::size_t>(std::max(1, opts_.slow_workers))) {}
 
 GameRoom::~GameRoom() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  thread_.join();
+  fast_.join();
+  slow_.join();
+  // The opponents hear that the games still open are abandoned (an external player is told).
+  for (auto& [key, s] : slots_)
+    if (s->player && s->player->batch) s->player->batch->match_ended();
 }
 
-void GameRoom::create(NewGameRequest req, Done done) {
-  {
-    std::lock_guard lock(mu_);
-    jobs_.push_back(Job{.kind = Job::Kind::kCreate, .create = std::move(req), .id = {}, .action = 0, .done = std::move(done)});
-  }
-  cv_.notify_one();
+void GameRoom::enqueue_locked(Slot& s, Turn t) {
+  s.pending.push_back(std::move(t));
+  if (s.scheduled) return;
+  s.scheduled = true;
+  auto self = slots_.at(s.key);
+  boost::asio::post(s.slow ? slow_ : fast_, [this, self] { serve_slot(self); });
 }
 
-void GameRoom::move(std::string id, int action, Done done) {
-  {
-    std::lock_guard lock(mu_);
-    jobs_.push_back(Job{.kind = Job::Kind::kMove, .create = {}, .id = std::move(id), .action = action, .done = std::move(done)});
+void GameRoom::forget_locked(const std::shared_ptr<Game>& g) {
+  if (games_.erase(g->id) == 0) return;
+  if (auto it = client_games_.find(g->client); it != client_games_.end() && --it->second == 0) client_games_.erase(it);
+  --g->slot->live;
+  enqueue_locked(*g->slot, Turn{.kind = Turn::Kind::kEnd, .game = g, .action = 0, .done = {}});
+}
+
+void GameRoom::create(const NewGameRequest& req, const std::string& client, Done done) {
+  const Offer offer = resolve_(req.opponent);  // ApiError 422: not offered
+  std::string key = offer.id, spec = offer.spec, label = offer.label;
+  bool slow = offer.slow;
+  if (req.search) {
+    if (!offer.network) throw ApiError(422, fmt::format("'{}' is not a network: there is no search over it", req.opponent));
+    const SearchRequest& q = *req.search;
+    spec = fmt::format("search:{}?k={}&n={}&cap={}&prior={}", offer.spec.substr(offer.spec.find(':') + 1), q.k, q.n, q.cap, q.prior);
+    key = fmt::format("search {} k={} n={} cap={} prior={}", offer.id, q.k, q.n, q.cap, q.prior);
+    label = fmt::format("search over {} (k={}, n={})", offer.label, q.k, q.n);
+    slow = true;
   }
-  cv_.notify_one();
+  const std::uint64_t seed = req.seed ? *req.seed : std::random_device{}() & 0x7fffffff;
+  auto g = std::make_shared<Game>(opts_.rules, seed);
+  g->id = random_id();
+  g->opponent = req.search ? "search:" + offer.id : offer.id;
+  g->opponent_label = label;
+  g->client = client;
+  g->seat = req.seat;
+  g->opponent_rng = Rng(derive_seed(seed, 0, 1));
+  g->busy = true;
+  std::lock_guard lock(mu_);
+  if (client_games_[client] >= opts_.max_games_per_client) {
+    if (client_games_[client] == 0) client_games_.erase(client);
+    ++stats_.refused_client_limit;
+    throw ApiError(429, fmt::format("you have {} live games, this server's limit per client: finish or abandon one first",
+                                    opts_.max_games_per_client));
+  }
+  if (games_.size() >= opts_.max_games) {
+    // Full: the game idle longest goes, if it has been idle a minute; else the newcomer waits.
+    std::shared_ptr<Game> oldest;
+    for (const auto& [id, x] : games_) {
+      std::lock_guard glock(x->mu);  // mu_ first, then a game's: never the other way
+      if (!x->busy && Clock::now() - x->touched > std::chrono::minutes(1) && (!oldest || x->touched < oldest->touched)) oldest = x;
+    }
+    if (!oldest) {
+      ++stats_.refused_full;
+      throw ApiError(503, fmt::format("the server holds {} live games, its limit; try again in a minute", opts_.max_games));
+    }
+    forget_locked(oldest);
+    ++stats_.evicted;
+  }
+  auto it = slots_.find(key);
+  if (it == slots_.end()) {
+    if (slots_.size() >= opts_.max_opponents) {  // unload an opponent nobody plays
+      auto idle = std::find_if(slots_.begin(), slots_.end(),
+                               [](const auto& kv) { return kv.second->live == 0 && !kv.second->scheduled && kv.second->pending.empty(); });
+      if (idle == slots_.end())
+        throw ApiError(503, fmt::format("the server plays {} distinct opponents at once, its limit; try another or later",
+                                        opts_.max_opponents));
+      slots_.erase(idle);
+    }
+    auto s = std::make_shared<Slot>();
+    s->key = key, s->spec = spec, s->label = label, s->slow = slow;
+    it = slots_.emplace(key, std::move(s)).first;
+  }
+  g->slot = it->second;
+  g->index = next_index_++;
+  ++it->second->live;
+  ++client_games_[client];
+  games_.emplace(g->id, g);
+  ++stats_.games_created;
+  enqueue_locked(*it->second, Turn{.kind = Turn::Kind::kStart, .game = g, .action = 0, .done = std::move(done)});
+}
+
+void GameRoom::move(const std::string& id, int action, Done done) {
+  const auto g = find(id);
+  if (!g) throw ApiError(404, "no such game (unknown id, or expired)");
+  {
+    std::lock_guard glock(g->mu);
+    if (!g->ended_message.empty()) throw ApiError(409, "the game was ended: " + g->ended_message);
+    if (g->state.is_terminal()) throw ApiError(409, "the game is over");
+    if (g->busy || g->state.current_player() != g->seat) throw ApiError(409, "it is not your turn (the opponent is moving)");
+    if (((g->state.legal_mask() >> action) & 1) == 0) throw ApiError(422, fmt::format("action {} is not legal now", action));
+    g->busy = true;
+    g->touched = Clock::now();
+  }
+  std::lock_guard lock(mu_);
+  if (!games_.contains(id)) {  // expired or abandoned meanwhile
+    std::lock_guard glock(g->mu);
+    g->busy = false;
+    throw ApiError(404, "no such game (unknown id, or expired)");
+  }
+  enqueue_locked(*g->slot, Turn{.kind = Turn::Kind::kMove, .game = g, .action = action, .done = std::move(done)});
+}
+
+void GameRoom::abandon(const std::string& id) {
+  std::lock_guard lock(mu_);
+  const auto it = games_.find(id);
+  if (it == games_.end()) throw ApiError(404, "no such game (unknown id, or expired)");
+  forget_locked(std::shared_ptr<Game>(it->second));
+}
+
+void GameRoom::hint(const std::string& id, Done done) {
+  if (!opts_.hint) throw ApiError(503, "no hint agent: this server was started without a model to ask (--hint-model)");
+  const auto g = find(id);
+  if (!g) throw ApiError(404, "no such game (unknown id, or expired)");
+  auto state = std::make_shared<std::optional<lc::State>>();
+  {
+    std::lock_guard glock(g->mu);
+    if (g->state.is_terminal() || g->busy || g->state.current_player() != g->seat || !g->ended_message.empty())
+      throw ApiError(409, "a hint is for your turn");
+    state->emplace(g->state);
+  }
+  boost::asio::post(fast_, [this, state, done = std::move(done)] {
+    const lc::State& s = **state;
+    json moves = json::array();
+    try {
+      std::vector<float> p;
+      {
+        std::lock_guard lock(hint_mu_);
+        p = opts_.hint(s);
+      }
+      for (ActionMask m = s.legal_mask(); m != 0; m &= m - 1) {
+        const int a = std::countr_zero(m);
+        moves.push_back({{"id", a}, {"name", lc::action_name(s, a)}, {"p", a < static_cast<int>(p.size()) ? p[a] : 0.0F}});
+      }
+    } catch (const std::exception& e) {
+      std::cerr << "cfr-serve: the hint agent failed: " << e.what() << std::endl;
+      done(500, error_json("the hint agent failed (see the server's log)"));
+      return;
+    }
+    std::stable_sort(moves.begin(), moves.end(), [](const json& a, const json& b) { return a["p"].get<double>() > b["p"].get<double>(); });
+    done(200, {{"agent", opts_.hint_label}, {"moves", std::move(moves)}});
+  });
 }
 
 std::shared_ptr<GameRoom::Game> GameRoom::find(const std::string& id) const {
@@ -93,10 +241,17 @@ std::shared_ptr<GameRoom::Game> GameRoom::find(const std::string& id) const {
 
 json GameRoom::view_of(const Game& g) const {
   json v = seat_view(g.state, g.seat);
+  if (g.busy) v["legal"] = json::array();
   v["id"] = g.id;
   v["opponent"] = g.opponent;
+  v["opponent_label"] = g.opponent_label;
   v["seed"] = g.seed;
   v["last_opponent_moves"] = g.last_opponent_moves;
+  v["log"] = g.log;
+  if (!g.ended_message.empty()) {
+    v["ended"] = g.ended_message;
+    v["legal"] = json::array();
+  }
   return v;
 }
 
@@ -128,175 +283,166 @@ std::size_t GameRoom::live_games() const {
   return games_.size();
 }
 
-lc::AnyPlayer& GameRoom::player(const std::string& name) {
-  auto it = players_.find(name);
-  if (it == players_.end()) it = players_.emplace(name, factory_(name)).first;  // InputError: bad name
-  return it->second;
-}
-
-void GameRoom::worker() {
-  std::vector<Job> jobs;
-  for (;;) {
-    {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
-      if (stop_) break;
-      jobs.swap(jobs_);
-    }
-    run_jobs(jobs);
-    jobs.clear();
-  }
-  // The opponents hear that the games still open are abandoned (an external player is told).
-  for (auto& [name, p] : players_)
-    if (p.batch) p.batch->match_ended();
-}
-
 void GameRoom::expire_idle() {
-  // Lock order: the room's mutex and a game's are never held together (the I/O thread takes
-  // either alone; so does the mover).
-  const auto now = std::chrono::steady_clock::now();
-  std::vector<std::shared_ptr<Game>> all, gone;
+  const auto now = Clock::now();
+  std::vector<std::shared_ptr<Game>> all, idle;
   {
     std::lock_guard lock(mu_);
     for (const auto& [id, g] : games_) all.push_back(g);
   }
   for (const auto& g : all) {
     std::lock_guard glock(g->mu);
-    if (now - g->touched > opts_.idle_expiry) {
-      gone.push_back(g);
-      auto& p = player(g->opponent);
-      if (p.batch && !g->ended_told) p.batch->game_ended(g->index, g->state, -1);
-      g->ended_told = true;
-    }
+    if (!g->busy && now - g->touched > opts_.idle_expiry) idle.push_back(g);
   }
   std::lock_guard lock(mu_);
-  for (const auto& g : gone) games_.erase(g->id);
+  for (const auto& g : idle) {
+    if (!games_.contains(g->id)) continue;
+    forget_locked(g);
+    ++stats_.expired;
+  }
 }
 
-void GameRoom::run_jobs(std::vector<Job>& jobs) {
-  struct Pending {
-    std::shared_ptr<Game> game;
-    std::size_t job;
-  };
-  std::vector<Pending> waiting;  // games whose opponent is to move
-  std::vector<std::pair<int, json>> results(jobs.size(), {0, json()});
-  auto tell_move = [&](Game& g, int action) {  // every move, to a batch opponent (external players follow the game)
-    auto& p = player(g.opponent);
-    if (p.batch) p.batch->move_made(g.index, g.state, action);
-    g.state.apply_action(action);
-    g.actions.push_back(action);
-    if (g.state.is_terminal() && p.batch && !g.ended_told) {
-      p.batch->game_ended(g.index, g.state, -1);
-      g.ended_told = true;
-    }
-  };
-  if (std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return j.kind == Job::Kind::kCreate; })) expire_idle();
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    Job& job = jobs[j];
-    try {
-      std::shared_ptr<Game> g;
-      if (job.kind == Job::Kind::kCreate) {
-        if (live_games() >= opts_.max_games)
-          throw ApiError(503, fmt::format("the server holds {} games, its limit; try again later", opts_.max_games));
-        lc::AnyPlayer* p;
-        try {
-          p = &player(job.create.opponent);
-        } catch (const InputError& e) {
-          throw ApiError(422, fmt::format("opponent '{}': {}", job.create.opponent, e.what()));
-        }
-        const std::uint64_t seed = job.create.seed ? *job.create.seed : std::random_device{}() & 0x7fffffff;
-        g = std::make_shared<Game>(opts_.rules, seed);
-        g->id = random_id();
-        g->index = next_index_++;
-        g->opponent = job.create.opponent;
-        g->seat = job.create.seat;
-        g->opponent_rng = Rng(derive_seed(seed, 0, 1));
-        if (p->batch) p->batch->game_started(g->index, 1 - g->seat, derive_seed(seed, 0, 1));
-        {
-          std::lock_guard lock(mu_);
-          games_.emplace(g->id, g);
-          ++stats_.games_created;
-        }
-        results[j].first = 201;
-      } else {
-        g = find(job.id);
-        if (!g) throw ApiError(404, "no such game (unknown id, or expired)");
-        std::lock_guard glock(g->mu);
-        g->touched = std::chrono::steady_clock::now();
-        if (g->state.is_terminal()) throw ApiError(409, "the game is over");
-        if (g->state.current_player() != g->seat) throw ApiError(409, "it is not your turn (the opponent is moving)");
-        if (((g->state.legal_mask() >> job.action) & 1) == 0)
-          throw ApiError(422, fmt::format("action {} is not legal now", job.action));
-        g->last_opponent_moves.clear();
-        tell_move(*g, job.action);
-        results[j].first = 200;
-      }
-      waiting.push_back({g, j});
-    } catch (const ApiError& e) {
-      results[j] = {e.status, error_json(e.what())};
+void GameRoom::serve_slot(std::shared_ptr<Slot> s) {
+  std::vector<Turn> turns;
+  {
+    std::lock_guard lock(mu_);
+    // A batch at a time, then the slot goes to the back of the queue: slots take turns.
+    while (!s->pending.empty()) {
+      turns.push_back(std::move(s->pending.front()));
+      s->pending.pop_front();
     }
   }
-  // Rounds: every game whose opponent is to move gets one move; games against the same batch
-  // opponent are decided in one call.
-  std::vector<Pending> todo;
-  for (;;) {
-    todo.clear();
-    for (const auto& w : waiting) {
-      std::lock_guard glock(w.game->mu);
-      if (!w.game->state.is_terminal() && w.game->state.current_player() != w.game->seat) todo.push_back(w);
-    }
-    if (todo.empty()) break;
-    {
+  std::vector<std::pair<int, json>> results(turns.size(), {0, json()});
+  if (!s->player) {
+    try {
+      s->player.emplace(factory_(s->spec));
+    } catch (const std::exception& e) {
+      // The reason may name a path or a command: it goes to the server's log, not to the page.
+      std::cerr << fmt::format("cfr-serve: opponent '{}' could not be made: {}", s->label, e.what()) << std::endl;
       std::lock_guard lock(mu_);
-      ++stats_.rounds;
+      for (std::size_t i = 0; i < turns.size(); ++i) {
+        results[i] = {422, error_json(fmt::format("opponent '{}' could not be loaded (the server's log says why)", s->label))};
+        forget_locked(turns[i].game);
+      }
+      s->pending.clear();  // the kEnd turns just queued: nobody to tell
     }
-    std::map<std::string, std::vector<Pending*>> by_opponent;
-    for (auto& t : todo) by_opponent[t.game->opponent].push_back(&t);
-    for (auto& [name, group] : by_opponent) {
-      auto& p = player(name);
+  }
+  if (s->player) {
+    lc::AnyPlayer& p = *s->player;
+    auto tell_move = [&](Game& g, int action) {  // every move, to a batch opponent (external players follow the game)
+      if (p.batch) p.batch->move_made(g.index, g.state, action);
+      g.log.push_back(move_entry(g.state, action, g.seat));
+      g.state.apply_action(action);
+      g.actions.push_back(action);
+      if (g.state.is_terminal() && p.batch && !g.ended_told) {
+        p.batch->game_ended(g.index, g.state, -1);
+        g.ended_told = true;
+      }
+    };
+    std::vector<std::size_t> waiting;  // turns whose game may need the opponent
+    for (std::size_t i = 0; i < turns.size(); ++i) {
+      Turn& t = turns[i];
+      Game& g = *t.game;
+      std::lock_guard glock(g.mu);
+      switch (t.kind) {
+        case Turn::Kind::kStart:
+          if (p.batch) p.batch->game_started(g.index, 1 - g.seat, derive_seed(g.seed, 0, 1));
+          results[i].first = 201;
+          waiting.push_back(i);
+          break;
+        case Turn::Kind::kMove:
+          g.last_opponent_moves.clear();
+          tell_move(g, t.action);
+          results[i].first = 200;
+          waiting.push_back(i);
+          break;
+        case Turn::Kind::kEnd:
+          if (p.batch && !g.ended_told) p.batch->game_ended(g.index, g.state, -1);
+          g.ended_told = true;
+          break;
+      }
+    }
+    // Rounds: every game whose opponent is to move gets one move, all in one call.
+    std::vector<std::size_t> todo;
+    for (;;) {
+      todo.clear();
+      for (const std::size_t i : waiting) {
+        const Game& g = *turns[i].game;
+        std::lock_guard glock(g.mu);
+        if (results[i].first < 300 && !g.state.is_terminal() && g.state.current_player() != g.seat && g.ended_message.empty())
+          todo.push_back(i);
+      }
+      if (todo.empty()) break;
       std::vector<const lc::State*> states;
       std::vector<Rng*> rngs;
-      std::vector<int> indices, actions(group.size());
-      // Only this thread writes a game's state, so it reads them unlocked; each write below holds
-      // that game's mutex alone (the I/O thread reads views under it).
-      for (Pending* t : group) {
-        states.push_back(&t->game->state);
-        rngs.push_back(&t->game->opponent_rng);
-        indices.push_back(t->game->index);
+      std::vector<int> indices, actions(todo.size());
+      // Only this worker writes a game's state while its turn is here, so it reads them unlocked;
+      // each write below holds that game's mutex (the I/O thread reads views under it).
+      for (const std::size_t i : todo) {
+        states.push_back(&turns[i].game->state);
+        rngs.push_back(&turns[i].game->opponent_rng);
+        indices.push_back(turns[i].game->index);
       }
+      const auto t0 = Clock::now();
       if (p.batch) {
         p.batch->choose_actions(states, rngs, indices, actions);
       } else {
-        for (std::size_t i = 0; i < group.size(); ++i) actions[i] = p.bot->choose_action(*states[i], *rngs[i]);
+        for (std::size_t k = 0; k < todo.size(); ++k) actions[k] = p.bot->choose_action(*states[k], *rngs[k]);
       }
-      std::vector<std::string> dropped;
-      for (std::size_t i = 0; i < group.size(); ++i) {
-        Game& g = *group[i]->game;
+      const auto took = Clock::now() - t0;
+      const bool over_budget = took > opts_.move_budget;
+      long moved = 0;
+      for (std::size_t k = 0; k < todo.size(); ++k) {
+        const std::size_t i = todo[k];
+        Game& g = *turns[i].game;
         std::lock_guard glock(g.mu);
-        if (actions[i] == lc::BatchBot::kForfeit) {
+        if (actions[k] == lc::BatchBot::kForfeit) {
           // An external opponent failed: the game cannot go on; the person is told why.
-          results[group[i]->job] = {502, error_json(fmt::format("the opponent forfeits: {}", p.batch->forfeit_cause(g.index)))};
+          g.ended_message = fmt::format("the opponent forfeits: {}", p.batch->forfeit_cause(g.index));
+          results[i] = {502, error_json(g.ended_message)};
           p.batch->game_ended(g.index, g.state, 1 - g.seat);
           g.ended_told = true;
-          dropped.push_back(g.id);
-          continue;
+        } else if (over_budget) {
+          g.ended_message = fmt::format(
+              "the opponent took {:.1f} s for one move, over this server's budget of {:.1f} s: the game is ended",
+              std::chrono::duration<double>(took).count(), std::chrono::duration<double>(opts_.move_budget).count());
+          results[i] = {504, error_json(g.ended_message)};
+          if (p.batch) p.batch->game_ended(g.index, g.state, -1);
+          g.ended_told = true;
+        } else {
+          g.last_opponent_moves.push_back(lc::action_name(g.state, actions[k]));
+          tell_move(g, actions[k]);
+          ++moved;
         }
-        g.last_opponent_moves.push_back(lc::action_name(g.state, actions[i]));
-        tell_move(g, actions[i]);
       }
-      std::lock_guard lock(mu_);  // never with a game's mutex held
-      for (const auto& id : dropped) games_.erase(id);
-      stats_.opponent_moves += static_cast<long>(group.size() - dropped.size());
-      stats_.largest_batch = std::max(stats_.largest_batch, static_cast<long>(group.size()));
+      std::lock_guard lock(mu_);
+      ++stats_.rounds;
+      stats_.opponent_moves += moved;
+      if (over_budget) stats_.over_budget += static_cast<long>(todo.size());
+      stats_.largest_batch = std::max(stats_.largest_batch, static_cast<long>(todo.size()));
     }
-    // A forfeited game leaves the rounds.
-    std::erase_if(waiting, [&](const Pending& w) { return results[w.job].first == 502; });
   }
-  for (const auto& w : waiting) {
-    std::lock_guard glock(w.game->mu);
-    results[w.job].second = view_of(*w.game);
+  finish_turns(*s, turns, results);
+  std::lock_guard lock(mu_);
+  s->scheduled = false;
+  if (!s->pending.empty() && slots_.contains(s->key)) {
+    s->scheduled = true;
+    boost::asio::post(s->slow ? slow_ : fast_, [this, s] { serve_slot(s); });
   }
-  for (std::size_t j = 0; j < jobs.size(); ++j) jobs[j].done(results[j].first, std::move(results[j].second));
+}
+
+void GameRoom::finish_turns(Slot&, std::vector<Turn>& turns, std::vector<std::pair<int, json>>& results) {
+  for (std::size_t i = 0; i < turns.size(); ++i) {
+    Turn& t = turns[i];
+    if (t.kind == Turn::Kind::kEnd) continue;
+    {
+      std::lock_guard glock(t.game->mu);
+      t.game->busy = false;
+      t.game->touched = Clock::now();
+      if (results[i].first < 300) results[i].second = view_of(*t.game);
+    }
+    t.done(results[i].first, std::move(results[i].second));
+  }
 }
 
 }  // namespace cfr::serve

@@ -61,9 +61,14 @@ RunConfig read_config(const fs::path& run) {
   RunConfig c;
   std::ifstream in(run / "config.toml");
   if (!in) return c;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  c.text = ss.str();
+  // A run's config is a few KiB: a larger file is not one, and is not echoed.
+  c.text.resize(256 * 1024);
+  in.read(c.text.data(), static_cast<std::streamsize>(c.text.size()));
+  c.text.resize(static_cast<std::size_t>(in.gcount()));
+  if (!in.eof()) {
+    c.text = "(config.toml is larger than 256 KiB: not shown)";
+    return c;
+  }
   try {
     const toml::table t = toml::parse(c.text);
     c.game = t["run"]["game"].value_or(std::string("?"));
@@ -194,6 +199,8 @@ std::optional<json> RunIndex::detail(const std::string& name) const {
   d["best"] = best_of(metrics);
   d["metrics"] = std::move(metrics);
   for (const fs::path& ladder : {*p / "ladder.json", p->parent_path() / "ladder.json"}) {
+    std::error_code ec;
+    if (fs::file_size(ladder, ec) > (4u << 20) || ec) continue;  // absent, or too large to be a ladder
     std::ifstream in(ladder);
     if (!in) continue;
     json j = json::parse(in, nullptr, false);
@@ -205,11 +212,11 @@ std::optional<json> RunIndex::detail(const std::string& name) const {
   return d;
 }
 
-std::vector<std::string> RunIndex::checkpoints() const {
-  std::vector<std::string> out;
+std::vector<std::pair<std::string, fs::path>> RunIndex::playable() const {
+  std::vector<std::pair<std::string, fs::path>> out;
   for (const auto& p : runs())
     if (read_config(p).game == "lost_cities" && fs::exists(p / "checkpoints" / "latest"))
-      out.push_back("checkpoint:" + p.string());
+      out.emplace_back(fs::absolute(p).lexically_normal().filename().string(), p);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -38,8 +39,8 @@ class RunIndex {
   std::optional<nlohmann::json> detail(const std::string& name) const;
   /// The run directory of a name (names are directory names; the first root wins a clash).
   std::optional<std::filesystem::path> find(const std::string& name) const;
-  /// Lost Cities runs with a checkpoint: "checkpoint:PATH" for each, for the play page.
-  std::vector<std::string> checkpoints() const;
+  /// Lost Cities runs with a checkpoint, by name, for the play page.
+  std::vector<std::pair<std::string, std::filesystem::path>> playable() const;
   /// {state, eta_seconds} of a run from its files (running: metrics written in the last 30 s).
   static nlohmann::json status(const std::filesystem::path& run, const std::vector<nlohmann::json>& metrics);
 

@@ -1,7 +1,10 @@
 #include "apps/serve/server.h"
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <csignal>
+#include <random>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,15 +16,18 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ip/v6_only.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 #include <fmt/format.h>
 
+#include "apps/serve/catalog.h"
 #include "apps/serve/runs.h"
 #include "engine/core/errors.h"
 #include "engine/games/bots.h"
@@ -62,64 +68,181 @@ std::optional<std::string> read_file(const fs::path& p) {
   return ss.str();
 }
 
-/// A room operation as an Asio asynchronous operation: the mover thread's result is posted back
-/// to the connection's executor, so the coroutine resumes on its I/O thread.
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+/// The media type of a Content-Type value, lower case, without parameters.
+std::string media_type(std::string_view v) {
+  std::string t = lower(v.substr(0, v.find(';')));
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.pop_back();
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.erase(t.begin());
+  return t;
+}
+
+/// Equal in time independent of where they differ (the token).
+bool same_secret(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char d = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) d |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return d == 0;
+}
+
+std::string random_token() {
+  std::random_device rd;
+  std::string t;
+  for (int i = 0; i < 4; ++i) t += fmt::format("{:08x}", rd());
+  return t;
+}
+
+/// The value of cookie `name` in a Cookie header.
+std::optional<std::string_view> cookie_value(std::string_view header, std::string_view name) {
+  while (!header.empty()) {
+    const std::size_t semi = std::min(header.find(';'), header.size());
+    std::string_view kv = header.substr(0, semi);
+    while (!kv.empty() && kv.front() == ' ') kv.remove_prefix(1);
+    if (kv.size() > name.size() && kv.substr(0, name.size()) == name && kv[name.size()] == '=') return kv.substr(name.size() + 1);
+    header = semi == header.size() ? std::string_view{} : header.substr(semi + 1);
+  }
+  return std::nullopt;
+}
+
+/// Work off the I/O thread as an Asio asynchronous operation: `submit` hands a Done to a worker,
+/// whose result is posted back to the connection's executor, so the coroutine resumes on its I/O
+/// thread.
 template <class Token>
-auto async_room(std::function<void(GameRoom::Done)> submit, Token&& token) {
+auto async_work(std::function<void(GameRoom::Done)> submit, Token&& token) {
   return asio::async_initiate<Token, void(int, json)>(
       [submit = std::move(submit)](auto handler) {
         auto ex = asio::get_associated_executor(handler);
         auto h = std::make_shared<decltype(handler)>(std::move(handler));
-        submit([h, ex](int status, json body) {
+        GameRoom::Done done = [h, ex](int status, json body) {
           asio::post(ex, [h, status, body = std::move(body)]() mutable { (*h)(status, std::move(body)); });
-        });
+        };
+        try {
+          submit(done);
+        } catch (const ApiError& e) {  // refused at once: answered like any other result
+          done(e.status, {{"error", e.what()}});
+        }
       },
       token);
 }
 
+constexpr std::string_view kTokenCookie = "cfr_serve_token";
+
 class Server {
  public:
   explicit Server(const ServerOptions& opts)
-      : opts_(opts), room_(opts.play, opts.factory), runs_(opts.runs), www_(opts.www) {
+      : opts_(opts),
+        runs_(opts.runs),
+        catalog_(opts.offers, runs_),
+        room_(opts.play, opts.factory, [this](const std::string& id) { return catalog_.resolve(id); }),
+        www_(opts.www) {
     if (!fs::is_directory(www_)) throw InputError(fmt::format("--www {}: not a directory (the pages of cfr-serve)", opts.www));
   }
 
   int run() {
-    tcp::acceptor acceptor(ioc_);
-    boost::system::error_code ec;
-    const auto address = asio::ip::make_address(opts_.host, ec);
-    if (ec) throw InputError(fmt::format("--host {}: not an IP address ({})", opts_.host, ec.message()));
-    const tcp::endpoint endpoint(address, opts_.port);
-    acceptor.open(endpoint.protocol(), ec);
-    if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
-    if (!ec) acceptor.bind(endpoint, ec);
-    if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
-    if (ec) throw InputError(fmt::format("cannot listen on {}:{}: {}", opts_.host, opts_.port, ec.message()));
-    std::cout << fmt::format("cfr-serve: listening on http://{}:{}/ (pages: {}; runs: {})", opts_.host,
-                             acceptor.local_endpoint().port(), www_.string(), opts_.runs.empty() ? "none" : fmt::format("{}", fmt::join(opts_.runs, ", ")))
+    // The addresses to bind: "localhost" is both loopbacks (IPv6 when the machine has it).
+    std::string host = opts_.host;
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    std::vector<asio::ip::address> addresses;
+    if (lower(host) == "localhost") {
+      addresses = {asio::ip::make_address("127.0.0.1"), asio::ip::make_address("::1")};
+    } else {
+      boost::system::error_code ec;
+      addresses = {asio::ip::make_address(host, ec)};
+      if (ec) throw InputError(fmt::format("--host {}: not an IP address or localhost ({})", opts_.host, ec.message()));
+    }
+    unsigned short port = opts_.port;
+    for (const auto& address : addresses) {
+      auto acceptor = std::make_unique<tcp::acceptor>(ioc_);
+      boost::system::error_code ec;
+      const tcp::endpoint endpoint(address, port);
+      acceptor->open(endpoint.protocol(), ec);
+      if (!ec && address.is_v6()) acceptor->set_option(asio::ip::v6_only(true), ec);
+      if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+      if (!ec) acceptor->bind(endpoint, ec);
+      if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+      if (ec) {
+        // localhost's IPv6 half is optional (a machine without IPv6); anything else must bind.
+        if (lower(host) == "localhost" && address.is_v6() && !acceptors_.empty()) continue;
+        throw InputError(fmt::format("cannot listen on {} port {}: {}", address.to_string(), port, ec.message()));
+      }
+      port = acceptor->local_endpoint().port();  // --port 0: every address gets the same free port
+      if (!address.is_loopback()) loopback_only_ = false;
+      if (address.is_unspecified()) wildcard_ = true;
+      bound_.push_back(lower(address.to_string()));
+      acceptors_.push_back(std::move(acceptor));
+    }
+    port_ = port;
+    // Connections stay below the file limit (each is a descriptor; models and logs need some too).
+    rlimit rl{};
+    max_connections_ = opts_.max_connections;
+    if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+      max_connections_ = std::min<std::size_t>(max_connections_, rl.rlim_cur > 96 ? rl.rlim_cur - 64 : rl.rlim_cur / 2);
+    const std::string shown = bound_[0].find(':') != std::string::npos ? "[" + bound_[0] + "]" : bound_[0];
+    std::cout << fmt::format("cfr-serve: listening on http://{}:{}/ (pages: {}; runs: {}; at most {} connections)",
+                             lower(host) == "localhost" ? std::string("localhost") : shown, port_, www_.string(),
+                             opts_.runs.empty() ? "none" : fmt::format("{}", fmt::join(opts_.runs, ", ")), max_connections_)
               << std::endl;
+    if (!loopback_only_) {
+      // Beyond loopback anyone who can reach the port could play: a token, as notebook servers do.
+      token_ = random_token();
+      std::cerr << fmt::format(
+                       "cfr-serve: warning: {} is reachable from other machines; every request needs this server's token.\n"
+                       "cfr-serve: open http://{}:{}/?token={} (the link sets a cookie; scripts send the header X-CFR-Token)",
+                       opts_.host, wildcard_ ? std::string("THIS-MACHINE") : shown, port_, token_)
+                << std::endl;
+    }
     asio::signal_set signals(ioc_, SIGINT, SIGTERM);
     signals.async_wait([&](const boost::system::error_code& e, int sig) {
       if (e) return;
       std::cout << fmt::format("cfr-serve: signal {}: closing connections and exiting", sig) << std::endl;
-      acceptor.close();
+      for (auto& a : acceptors_) a->close();
       ioc_.stop();
     });
-    asio::co_spawn(ioc_, listen(acceptor), asio::detached);
+    for (auto& a : acceptors_) asio::co_spawn(ioc_, listen(*a), asio::detached);
+    asio::co_spawn(ioc_, expire_games(), asio::detached);
     ioc_.run();
     return 0;
   }
 
  private:
+  asio::awaitable<void> expire_games() {
+    asio::steady_timer timer(ioc_);
+    const auto every = std::clamp<std::chrono::steady_clock::duration>(opts_.play.idle_expiry / 4, std::chrono::seconds(1),
+                                                                       std::chrono::seconds(30));
+    for (;;) {
+      timer.expires_after(every);
+      auto [ec] = co_await timer.async_wait(kAwait);
+      if (ec) co_return;
+      room_.expire_idle();
+    }
+  }
+
   asio::awaitable<void> listen(tcp::acceptor& acceptor) {
+    asio::steady_timer backoff(ioc_);
     for (;;) {
       auto [ec, socket] = co_await acceptor.async_accept(kAwait);
       if (ec) {
         if (!acceptor.is_open()) co_return;
+        // Out of descriptors (EMFILE) or the like: wait a little instead of spinning on a core.
+        std::cerr << "cfr-serve: accept failed: " << ec.message() << " (retrying in 100 ms)" << std::endl;
+        backoff.expires_after(std::chrono::milliseconds(100));
+        co_await backoff.async_wait(kAwait);
         continue;
       }
+      if (connections_ >= max_connections_) {
+        asio::co_spawn(ioc_, refuse(std::move(socket)), asio::detached);
+        continue;
+      }
+      ++connections_;
       // An exception escaping a connection ends that connection only, never the server.
-      asio::co_spawn(ioc_, session(std::move(socket)), [](std::exception_ptr e) {
+      asio::co_spawn(ioc_, session(std::move(socket)), [this](std::exception_ptr e) {
+        --connections_;
         if (!e) return;
         try {
           std::rethrow_exception(e);
@@ -130,22 +253,36 @@ class Server {
     }
   }
 
+  /// Over the connection cap: a short 503, then the connection closes.
+  asio::awaitable<void> refuse(tcp::socket socket) {
+    beast::tcp_stream stream(std::move(socket));
+    stream.expires_after(std::chrono::seconds(2));
+    Response res = error(503, fmt::format("the server has {} open connections, its limit; try again shortly", max_connections_));
+    res.keep_alive(false);
+    res.prepare_payload();
+    log("-", "(over the connection limit)", 503, 0);
+    co_await http::async_write(stream, res, kAwait);
+    boost::system::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  }
+
   asio::awaitable<void> session(tcp::socket socket) {
+    boost::system::error_code aec;
+    const auto remote = socket.remote_endpoint(aec);
+    const std::string client = aec ? std::string("?") : remote.address().to_string();
     beast::tcp_stream stream(std::move(socket));
     beast::flat_buffer buffer;
     for (;;) {
       http::request_parser<http::string_body> parser;
       parser.header_limit(16 * 1024);
       parser.body_limit(opts_.max_upload);
-      stream.expires_after(std::chrono::seconds(120));
+      stream.expires_after(std::chrono::seconds(opts_.request_timeout_s));
       auto [ec, n] = co_await http::async_read(stream, buffer, parser, kAwait);
       if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::connection_reset) break;
       if (ec) {
         // A request the parser refuses (too large, malformed) is answered, then the connection closes.
         const int status = ec == http::error::body_limit ? 413 : ec == http::error::header_limit ? 431 : 400;
-        Response res{static_cast<http::status>(status), 11};
-        res.set(http::field::content_type, "application/json");
-        res.body() = json{{"error", fmt::format("bad request: {}", ec.message())}}.dump();
+        Response res = error(status, fmt::format("bad request: {}", ec.message()));
         res.keep_alive(false);
         res.prepare_payload();
         log("-", "-", status, 0);
@@ -154,22 +291,97 @@ class Server {
       }
       Request req = parser.release();
       const auto t0 = std::chrono::steady_clock::now();
-      if (websocket::is_upgrade(req)) {
+      std::optional<Response> refused = guard(req);
+      if (!refused && websocket::is_upgrade(req)) {
         stream.expires_never();
         co_await websocket_session(std::move(stream), std::move(req));
         co_return;
       }
-      Response res = co_await handle(req);
+      Response res;
+      if (refused)
+        res = std::move(*refused);
+      else
+        res = co_await handle(req, client);
+      harden(res, req);
       res.version(req.version());
-      res.keep_alive(req.keep_alive());
+      res.keep_alive(req.keep_alive() && !refused);
       res.prepare_payload();
       log(std::string(req.method_string()), std::string(req.target()), res.result_int(),
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      stream.expires_after(std::chrono::seconds(opts_.request_timeout_s));
       auto [wec, wn] = co_await http::async_write(stream, res, kAwait);
       if (wec || !res.keep_alive()) break;
     }
     boost::system::error_code ignored;
     stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  }
+
+  /// A Host this server serves: a loopback name or address, an address it is bound to (any IP
+  /// address when bound to all of them), or an --allow-host name; on its port.
+  bool host_allowed(const HostPort& hp) const {
+    if (hp.port.value_or(80) != port_) return false;
+    if (is_loopback_host(hp.host)) return true;
+    if (std::find(bound_.begin(), bound_.end(), hp.host) != bound_.end()) return true;
+    if (wildcard_ && is_ip_literal(hp.host)) return true;
+    for (const auto& h : opts_.allow_hosts)
+      if (lower(h) == hp.host) return true;
+    return false;
+  }
+
+  /// Same-origin, the right Host, the token beyond loopback, a JSON body for POSTs: else the refusal.
+  std::optional<Response> guard(const Request& req) const {
+    const std::string_view host = req[http::field::host];
+    const auto hp = parse_host_header(host);
+    if (!hp || !host_allowed(*hp))
+      return error(421, fmt::format("this server does not answer for the host '{}' (see cfr-serve --allow-host)",
+                                    std::string(host.substr(0, 100))));
+    if (const std::string_view origin = req[http::field::origin]; !origin.empty()) {
+      if (lower(origin) != "http://" + lower(host))
+        return error(403, "cross-origin requests are refused: this server answers its own pages only");
+    }
+    // A browser says where a request comes from even without an Origin (e.g. a GET of the API).
+    const std::string_view site = req["Sec-Fetch-Site"], mode = req["Sec-Fetch-Mode"];
+    if ((site == "cross-site" || site == "same-site") && mode != "navigate")
+      return error(403, "cross-site requests are refused: this server answers its own pages only");
+    if (!token_.empty()) {
+      const Target t = parse_target(req.target());
+      if (const auto q = query_value(t.query, "token"); q && same_secret(*q, token_) && req.method() == http::verb::get) {
+        // The printed link: the token becomes a cookie and the address bar loses it.
+        Response res{http::status::see_other, 11};
+        res.set(http::field::location, std::string(req.target().substr(0, req.target().find('?'))));
+        res.set(http::field::set_cookie, fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict", kTokenCookie, token_));
+        return res;
+      }
+      const auto cookie = cookie_value(req[http::field::cookie], kTokenCookie);
+      const std::string_view header = req["X-CFR-Token"];
+      if (!(cookie && same_secret(*cookie, token_)) && !same_secret(header, token_))
+        return error(401, "this server needs its token: open the link it printed at start, or send the header X-CFR-Token");
+    }
+    if (req.method() == http::verb::options) return error(405, "no cross-origin requests: OPTIONS is not served");
+    if (req.method() == http::verb::post) {
+      const std::string type = media_type(req[http::field::content_type]);
+      const bool upload = req.target().starts_with("/api/replay");
+      if (upload ? (type != "application/octet-stream" && type != "application/gzip" && type != "application/json")
+                 : type != "application/json")
+        return error(415, upload ? "a transcript is sent as Content-Type: application/octet-stream"
+                                 : "a POST needs Content-Type: application/json");
+    }
+    return std::nullopt;
+  }
+
+  /// Every answer: no sniffing, no referrer, no framing; pages may load this server's scripts only.
+  void harden(Response& res, const Request& req) const {
+    res.set("X-Content-Type-Options", "nosniff");
+    res.set("Referrer-Policy", "no-referrer");
+    res.set("X-Frame-Options", "DENY");
+    res.set("Cross-Origin-Opener-Policy", "same-origin");
+    res.set("Cross-Origin-Resource-Policy", "same-origin");
+    const std::string_view host = req[http::field::host];
+    const bool host_ok = parse_host_header(host).has_value();
+    res.set("Content-Security-Policy",
+            fmt::format("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'{}; "
+                        "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+                        host_ok ? " ws://" + std::string(host) : std::string()));
   }
 
   static void log(const std::string& method, const std::string& target, int status, double ms) {
@@ -195,7 +407,7 @@ class Server {
     return res;
   }
 
-  asio::awaitable<Response> handle(const Request& req) {
+  asio::awaitable<Response> handle(const Request& req, const std::string& client) {
     try {
       const Target t = parse_target(req.target());
       const auto& s = t.segments;
@@ -216,58 +428,77 @@ class Server {
         co_return res;
       }
       if (s[0] != "api") co_return error(404, "no such page");
-      co_return co_await api(req, t, get, post);
+      co_return co_await api(req, t, get, post, client);
     } catch (const ApiError& e) {
       co_return error(e.status, e.what());
-    } catch (const InputError& e) {
-      co_return error(422, e.what());
     } catch (const std::exception& e) {
-      // A bug, not the request's fault: answered (500) and logged; the server goes on.
+      // A bug, not the request's fault: answered (500) without details (they may name server
+      // paths) and logged; the server goes on.
       std::cerr << fmt::format("cfr-serve: internal error on {} {}: {}", std::string(req.method_string()),
                                std::string(req.target()), e.what())
                 << std::endl;
-      co_return error(500, fmt::format("internal error: {}", e.what()));
+      co_return error(500, "internal error (the server's log has the details)");
     }
   }
 
-  asio::awaitable<Response> api(const Request& req, const Target& t, bool get, bool post) {
+  asio::awaitable<Response> api(const Request& req, const Target& t, bool get, bool post, const std::string& client) {
     const auto& s = t.segments;
     const std::size_t n = s.size();
+    const auto body_limit = [&] {
+      if (req.body().size() > opts_.max_body) throw ApiError(413, "request body too large");
+    };
     if (n == 2 && s[1] == "players") {
-      // Each checkpoint also as the determinized search player over it (docs/search.md).
-      json searches = json::array();
-      std::vector<std::string> nets = runs_.checkpoints();
-      for (const auto& o : opts_.opponents)  // the shipped agent and --opponent checkpoints too
-        if (o.rfind("checkpoint:", 0) == 0) nets.push_back(o);
-      for (const auto& c : nets) searches.push_back("search:" + c.substr(std::string_view("checkpoint:").size()) + "?k=3&n=8");
-      json j = {{"bots", lc::bot_names()}, {"checkpoints", runs_.checkpoints()}, {"searches", std::move(searches)},
-                {"others", opts_.opponents}, {"default", opts_.default_opponent}};
+      if (!get) co_return error(405, "the players are read with GET");
+      const SearchLimits& l = opts_.play.search_limits;
+      const SearchRequest d;
+      json j = {{"players", catalog_.list()},
+                {"default", opts_.default_opponent},
+                {"hint", opts_.play.hint ? json(opts_.play.hint_label) : json(nullptr)},
+                {"search", {{"limits", {{"k", {1, l.max_k}}, {"n", {1, l.max_n}}, {"cap", {1, l.max_cap}}, {"prior", {0, l.max_prior}}}},
+                            {"default", {{"k", d.k}, {"n", d.n}}}}}};
       co_return json_response(200, j);
     }
     if (n == 2 && s[1] == "stats") {
       const auto st = room_.stats();
       co_return json_response(200, {{"live_games", room_.live_games()}, {"games_created", st.games_created},
                                     {"opponent_moves", st.opponent_moves}, {"rounds", st.rounds},
-                                    {"largest_batch", st.largest_batch}});
+                                    {"largest_batch", st.largest_batch}, {"expired", st.expired}, {"evicted", st.evicted},
+                                    {"over_budget", st.over_budget}, {"refused_client_limit", st.refused_client_limit},
+                                    {"refused_full", st.refused_full}, {"connections", connections_}});
     }
     if (n == 2 && s[1] == "games") {
       if (!post) co_return error(405, "a game is created with POST");
-      if (req.body().size() > opts_.max_body) co_return error(413, "request body too large");
-      NewGameRequest r = parse_new_game(req.body());
-      auto [status, body] = co_await async_room([&](GameRoom::Done d) { room_.create(std::move(r), std::move(d)); }, asio::use_awaitable);
+      body_limit();
+      const NewGameRequest r = parse_new_game(req.body(), opts_.play.search_limits);
+      auto [status, body] = co_await async_work([&](GameRoom::Done d) { room_.create(r, client, std::move(d)); }, asio::use_awaitable);
       co_return json_response(status, body);
     }
     if (n >= 3 && s[1] == "games") {
       const std::string& id = s[2];
-      if (n == 3 && get) co_return json_response(200, room_.view(id));
+      if (n == 3) {
+        if (!get) co_return error(405, "a game is read with GET");
+        co_return json_response(200, room_.view(id));
+      }
       if (n == 4 && s[3] == "move") {
         if (!post) co_return error(405, "a move is made with POST");
-        if (req.body().size() > opts_.max_body) co_return error(413, "request body too large");
+        body_limit();
         const int action = parse_move(req.body(), opts_.play.rules.action_size());
-        auto [status, body] = co_await async_room([&](GameRoom::Done d) { room_.move(id, action, std::move(d)); }, asio::use_awaitable);
+        auto [status, body] = co_await async_work([&](GameRoom::Done d) { room_.move(id, action, std::move(d)); }, asio::use_awaitable);
         co_return json_response(status, body);
       }
-      if (n == 4 && s[3] == "transcript" && get) {
+      if (n == 4 && s[3] == "abandon") {
+        if (!post) co_return error(405, "a game is abandoned with POST");
+        body_limit();
+        room_.abandon(id);
+        co_return json_response(200, {{"ok", true}});
+      }
+      if (n == 4 && s[3] == "hint") {
+        if (!get) co_return error(405, "a hint is read with GET");
+        auto [status, body] = co_await async_work([&](GameRoom::Done d) { room_.hint(id, std::move(d)); }, asio::use_awaitable);
+        co_return json_response(status, body);
+      }
+      if (n == 4 && s[3] == "transcript") {
+        if (!get) co_return error(405, "a transcript is read with GET");
         Response res{http::status::ok, 11};
         res.set(http::field::content_type, "application/x-ndjson");
         res.set(http::field::content_disposition, fmt::format("attachment; filename=\"lost-cities-{}.jsonl\"", id.substr(0, 8)));
@@ -279,57 +510,40 @@ class Server {
     if (n == 2 && s[1] == "runs" && get) co_return json_response(200, runs_.list());
     if (n == 3 && s[1] == "runs" && get) {
       const auto d = runs_.detail(s[2]);
-      if (!d) co_return error(404, fmt::format("no run named '{}'", s[2]));
+      if (!d) co_return error(404, "no run of that name");
       co_return json_response(200, *d);
     }
     if (n == 2 && s[1] == "replay") {
       if (!post) co_return error(405, "a transcript is sent with POST");
-      co_return replay(req.body(), t.query);
+      int k = 0;
+      if (const auto g = query_value(t.query, "game")) {
+        if (g->empty() || g->size() > 9 || g->find_first_not_of("0123456789") != std::string::npos)
+          co_return error(400, "query 'game' must be a game's index (0, 1, ...)");
+        k = std::stoi(*g);
+      }
+      // Parsed on the upload worker, one at a time, within the limits; at most two waiting.
+      if (uploads_ >= 3) co_return error(503, "the server is reading other transcripts; try again shortly");
+      ++uploads_;
+      auto body = std::make_shared<std::string>(req.body());
+      const ReplayLimits limits = opts_.replay;
+      auto [status, out] = co_await async_work(
+          [&](GameRoom::Done d) {
+            asio::post(upload_pool_, [body, k, limits, d = std::move(d)] {
+              try {
+                d(200, parse_replay_upload(*body, k, limits));
+              } catch (const ApiError& e) {
+                d(e.status, {{"error", e.what()}});
+              } catch (const std::exception& e) {
+                std::cerr << "cfr-serve: internal error reading an upload: " << e.what() << std::endl;
+                d(500, {{"error", "internal error (the server's log has the details)"}});
+              }
+            });
+          },
+          asio::use_awaitable);
+      --uploads_;
+      co_return json_response(status, out);
     }
     co_return error(404, "no such API resource");
-  }
-
-  /// POST /api/replay[?game=K]: a transcript file's bytes (plain or gzip) → its games and the
-  /// chosen game's positions, step by step.
-  Response replay(const std::string& body, const std::string& query) const {
-    int k = 0;
-    if (const auto g = query_value(query, "game")) {
-      if (g->empty() || g->size() > 9 || g->find_first_not_of("0123456789") != std::string::npos)
-        throw ApiError(400, "query 'game' must be a game's index (0, 1, ...)");
-      k = std::stoi(*g);
-    }
-    // The engine reads transcripts from files (gzip or plain): the upload goes to a private temp file.
-    const fs::path tmp = fs::temp_directory_path() / fmt::format("cfr-serve-replay-{}-{}.jsonl", ::getpid(), upload_count_++);
-    {
-      std::ofstream out(tmp, std::ios::binary);
-      out.write(body.data(), static_cast<std::streamsize>(body.size()));
-    }
-    std::vector<lc::ReplayGame> games;
-    try {
-      games = lc::read_replay_file(tmp.string());
-      fs::remove(tmp);
-    } catch (...) {
-      fs::remove(tmp);
-      throw;
-    }
-    if (games.empty()) throw ApiError(422, "the transcript has no games");
-    if (k >= static_cast<int>(games.size())) throw ApiError(404, fmt::format("the transcript has {} games; no game {}", games.size(), k));
-    const lc::ReplayGame& g = games[static_cast<std::size_t>(k)];
-    lc::replay_game(g, {}, "upload");  // every action legal, the recorded totals right (InputError: 422)
-    json list = json::array();
-    for (const auto& x : games)
-      list.push_back({{"game", x.game}, {"bot0", x.bots[0] ? json(*x.bots[0]) : json(nullptr)},
-                      {"bot1", x.bots[1] ? json(*x.bots[1]) : json(nullptr)}, {"actions", x.actions.size()}});
-    lc::State st = lc::State::from_deck(g.rules, g.deck);
-    json frames = json::array();
-    frames.push_back({{"step", 0}, {"view", full_view(st)}});
-    for (std::size_t i = 0; i < g.actions.size(); ++i) {
-      const int player = st.current_player();
-      const std::string name = lc::action_name(st, g.actions[i]);
-      st.apply_action(g.actions[i]);
-      frames.push_back({{"step", i + 1}, {"player", player}, {"action", g.actions[i]}, {"name", name}, {"view", full_view(st)}});
-    }
-    return json_response(200, {{"games", std::move(list)}, {"index", k}, {"frames", std::move(frames)}});
   }
 
   /// GET /api/runs/NAME/live?from=N (WebSocket): the run's metrics lines after the first N, pushed
@@ -404,10 +618,19 @@ class Server {
 
   const ServerOptions& opts_;
   asio::io_context ioc_{1};
-  GameRoom room_;
   RunIndex runs_;
+  Catalog catalog_;
+  asio::thread_pool upload_pool_{1};
+  GameRoom room_;
   fs::path www_;
-  mutable int upload_count_ = 0;
+  std::vector<std::unique_ptr<tcp::acceptor>> acceptors_;
+  std::vector<std::string> bound_;  // the bound addresses, lower case
+  bool loopback_only_ = true, wildcard_ = false;
+  unsigned short port_ = 0;
+  std::string token_;  // beyond loopback: every request needs it
+  std::size_t max_connections_ = 0;
+  std::size_t connections_ = 0;  // I/O thread only
+  int uploads_ = 0;              // I/O thread only
 };
 
 }  // namespace

@@ -29,15 +29,18 @@ def expect(got, status, words, what):
 
 
 def raw_request(url, text):
-    """Sends raw HTTP bytes (paths urllib would normalise) and returns the status code."""
-    host, port = url.split("//")[1].split(":")
+    """Sends raw HTTP bytes (paths urllib would normalise) and returns the status code. HOST in
+    the text is replaced by the server's own host:port."""
+    hostport = url.split("//")[1]
+    host, port = hostport.rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=30) as s:
-        s.sendall(text.encode())
+        s.sendall(text.replace("Host: x", "Host: " + hostport).encode())
         data = s.recv(4096).decode(errors="replace")
     return int(data.split(" ")[1])
 
 
-with Server(bin_dir, work) as srv:
+player = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "players", "random_player.py")
+with Server(bin_dir, work, extra=["--opponent", f"external:python3 {player}"]) as srv:
     c = srv.call
     expect(c("POST", "/api/games", raw=b"{not json"), 400, "not valid JSON", "malformed JSON")
     expect(c("POST", "/api/games", raw=b"[1,2]"), 400, "JSON object", "an array body")
@@ -45,18 +48,22 @@ with Server(bin_dir, work) as srv:
     expect(c("POST", "/api/games", {"seat": 0}), 400, "'opponent'", "missing opponent")
     expect(c("POST", "/api/games", {"opponent": "heuristic_balanced", "seat": 2}), 400, "'seat'", "seat 2")
     expect(c("POST", "/api/games", {"opponent": "heuristic_balanced", "seed": -1}), 400, "'seed'", "negative seed")
-    expect(c("POST", "/api/games", {"opponent": "nobody"}), 422, "opponent 'nobody'", "unknown bot")
-    expect(c("POST", "/api/games", {"opponent": "checkpoint:/no/such/run"}), 422, "opponent", "missing checkpoint")
+    expect(c("POST", "/api/games", {"opponent": "nobody"}), 422, "no opponent 'nobody' is offered", "unknown bot")
+    expect(c("POST", "/api/games", {"opponent": "checkpoint:/no/such/run"}), 422, "is offered", "a path as the opponent")
+    expect(c("POST", "/api/games", {"opponent": "heuristic_balanced", "search": {"k": 3}}), 422, "not a network",
+           "search over a bot")
     expect(c("GET", "/api/games"), 405, "POST", "GET on the games collection")
     expect(c("GET", "/api/games/0123456789abcdef0123456789abcdef"), 404, "no such game", "unknown id")
     expect(c("POST", "/api/games/0123456789abcdef0123456789abcdef/move", {"action": 1}), 404, "no such game", "move in an unknown game")
     # The play page's preselected opponent is one it offers; the shipped agent (models/, docs/mmd.md)
-    # is it wherever this build offers it.
+    # is it wherever this build offers it. No entry shows a path.
     pl = expect(c("GET", "/api/players"), 200, None, "the players")
-    offered = pl.get("bots", []) + pl.get("checkpoints", []) + pl.get("searches", []) + pl.get("others", [])
-    shipped = [o for o in pl.get("others", []) if o.startswith("checkpoint:") and o.endswith("models/lost-cities-mmd")]
-    if pl.get("default") not in offered or (shipped and pl.get("default") != shipped[0]):
-        fail("api", f"players: default {pl.get('default')!r} (shipped {shipped}, offered {offered})")
+    ids = [p["id"] for p in pl.get("players", [])]
+    shipped = [i for i in ids if i == "model:lost-cities-mmd"]
+    if pl.get("default") not in ids or (shipped and pl.get("default") != shipped[0]) or "extra:1" not in ids:
+        fail("api", f"players: default {pl.get('default')!r} (shipped {shipped}, offered {ids})")
+    if any("/" in p["label"] for p in pl["players"]):
+        fail("api", f"a player's label shows a path: {pl['players']}")
     g = expect(c("POST", "/api/games", {"opponent": "heuristic_balanced", "seat": 0, "seed": 9}), 201, None, "a new game")
     gid = g["id"]
     if len(gid) != 32 or g["to_move"] != "you" or g["phase"] != "card":
@@ -92,18 +99,18 @@ with Server(bin_dir, work) as srv:
     expect(c("GET", "/static/style.css/x"), 404, None, "a path under a file")
     expect(c("GET", "/etc/passwd"), 404, "no such page", "an unknown page")
     expect(c("GET", "/api/nothing"), 404, "no such API resource", "an unknown API resource")
-    expect(c("GET", "/api/runs/nothing"), 404, "no run named", "an unknown run")
+    expect(c("GET", "/api/runs/nothing"), 404, "no run of that name", "an unknown run")
     expect(c("POST", "/api/replay", raw=b"not a transcript\n"), 422, "invalid JSON", "a bad transcript")
     expect(c("POST", "/api/replay", raw=b'{"deck": [1], "actions": []}\n'), 422, "deck", "a transcript with a bad deck")
     expect(c("POST", "/api/replay?game=x", raw=b"{}"), 400, "'game'", "a bad game index")
-    st = raw_request(srv.url, "POST /api/replay HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n")
+    st = raw_request(srv.url, "POST /api/replay HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
+                              "Content-Length: 99999999\r\n\r\n")
     if st != 413:
         fail("api", f"a 100 MB upload announced: status {st}, expected 413")
     checks += 1
     # An external program as the opponent (docs/external-players.md): it answers through the protocol.
-    player = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "players", "random_player.py")
-    ext = expect(c("POST", "/api/games", {"opponent": f"external:python3 {player}", "seat": 1, "seed": 4}), 201, None,
-                 "a game against an external player")
+    ext = expect(c("POST", "/api/games", {"opponent": "extra:1", "seat": 1, "seed": 4}), 201, None,
+                 "a game against an external player (an --opponent extra)")
     if ext["to_move"] != "you" or len(ext["last_opponent_moves"]) != 2:
         fail("api", f"external opponent: to_move {ext['to_move']}, its moves {ext['last_opponent_moves']}")
     st, stats = c("GET", "/api/stats")

@@ -1,0 +1,372 @@
+#!/usr/bin/env python3
+"""check_serve_security.py BIN_DIR WORK_DIR CASE: cfr-serve attacked as docs/serve.md ("Security")
+says it must withstand; one case per attack. Prints "ok: CASE: ..." or "FAIL: CASE: ..." (exit 1).
+
+  program      a request naming a program, a path or a search over a path starts nothing, creates
+               no file, and the answer shows no server path
+  cross_site   a cross-site form post (text/plain, foreign Origin), a foreign Host, a foreign
+               WebSocket Origin: refused (403/415/421) and nothing changes; security headers on
+               every answer
+  gzip_bomb    1 GiB of spaces gzipped (1 MiB) is refused (413) within seconds while another client
+               is served within 2 s; the server's peak memory stays bounded; an endless legal game
+               (200,000 actions) is refused at once; uploads write no file
+  slow         a slow external opponent (3 s a move) does not raise another game's latency, and
+               over the move budget its game is ended with a clear message (504)
+  limits       per-client live games (429), abandon, idle expiry in seconds, the connection cap
+               (503) without spinning a core, and nobody locked out afterwards
+  token        beyond loopback every request needs the printed token (401 without; the link sets a
+               cookie; the header works); --host localhost and ::1 serve
+  names        a run folder with a space and a non-ASCII letter opens; a ladder's markup comes back
+               as data (the page shows it as text: tests/serve/check_serve_browser.py)
+"""
+import gzip
+import io
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_helpers import Server, fail  # noqa: E402
+
+bin_dir, work, case = sys.argv[1:4]
+work = os.path.join(work, "serve_security_" + case)
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+here = os.path.dirname(os.path.abspath(__file__))
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    if not cond:
+        fail(case, what)
+    checks += 1
+
+
+def request(url, method="GET", path="/", body=None, headers=None, timeout=60):
+    """(status, headers, text) of one request; never raises for an HTTP error status."""
+    req = urllib.request.Request(url + path, method=method, data=body, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, dict(r.headers), r.read().decode(errors="replace")
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read().decode(errors="replace")
+
+
+def raw(url, text, timeout=30):
+    """Raw HTTP bytes to the server; returns (status, the whole answer)."""
+    host, port = url.split("//")[1].rsplit(":", 1)
+    with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as s:
+        s.sendall(text.encode())
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    text = data.decode(errors="replace")
+    return int(text.split(" ")[1]), text
+
+
+def new_game(srv, opponent="heuristic_balanced", **kw):
+    return srv.call("POST", "/api/games", {"opponent": opponent, **kw})
+
+
+def peak_rss_mib(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def cpu_seconds(pid):
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def program():
+    marker = os.path.join(work, "MARKER")
+    with Server(bin_dir, work) as srv:
+        for opp in (f"external:sh -c 'touch {marker}'", f"external:touch {marker}", "checkpoint:/etc/passwd",
+                    "checkpoint:" + work, f"search:/etc?k=1", "snapshots:/tmp", "../../etc/passwd"):
+            st, body = new_game(srv, opp)
+            check(st == 422 and "is offered" in body.get("error", ""), f"opponent {opp!r}: {st} {body}")
+            check("/etc" not in json.dumps(body) and work not in json.dumps(body), f"the answer shows a path: {body}")
+        st, body = srv.call("POST", "/api/games", {"opponent": "heuristic_balanced", "search": {"k": 99}})
+        check(st in (400, 422), f"search over a bot with k=99: {st}")
+        time.sleep(1.0)
+        check(not os.path.exists(marker), "a request ran a program: the marker file exists")
+        st, stats = srv.call("GET", "/api/stats")
+        check(stats["games_created"] == 0, f"refused requests created games: {stats}")
+    return f"{checks} checks: no program ran, no path probed, no path shown"
+
+
+def cross_site():
+    with Server(bin_dir, work) as srv:
+        base = srv.url.split("//")[1]
+        form = b'{"opponent": "heuristic_balanced", "x": "="}'
+        # A plain HTML form on another site: enctype text/plain, its Origin; no JavaScript needed.
+        st, _, text = request(srv.url, "POST", "/api/games", form, {"Content-Type": "text/plain", "Origin": "http://evil.example"})
+        check(st == 403, f"a cross-site form post: {st} {text}")
+        st, _, text = request(srv.url, "POST", "/api/games", form, {"Content-Type": "text/plain"})
+        check(st == 415, f"a text/plain post without Origin: {st} {text}")
+        st, _, text = request(srv.url, "POST", "/api/games", form,
+                              {"Content-Type": "application/x-www-form-urlencoded", "Origin": "null"})
+        check(st == 403, f"a post from an opaque origin: {st} {text}")
+        st, _, text = request(srv.url, "GET", "/api/players", None, {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "cors"})
+        check(st == 403, f"a cross-site fetch of the API: {st}")
+        # DNS rebinding: a foreign name in Host.
+        st, _ = raw(srv.url, f"GET /api/players HTTP/1.1\r\nHost: evil.example:{base.rsplit(':', 1)[1]}\r\nConnection: close\r\n\r\n")
+        check(st == 421, f"a foreign Host: {st}")
+        st, _ = raw(srv.url, f"POST /api/games HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\n"
+                             f"Content-Length: {len(form)}\r\nConnection: close\r\n\r\n{form.decode()}")
+        check(st == 421, f"a foreign Host posting a game: {st}")
+        st, _ = raw(srv.url, "GET /api/players HTTP/1.1\r\nConnection: close\r\n\r\n")
+        check(st in (400, 421), f"no Host: {st}")
+        # The WebSocket upgrade from another site.
+        ws = (f"GET /api/runs/x/live HTTP/1.1\r\nHost: {base}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+              "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nOrigin: http://evil.example\r\n\r\n")
+        st, _ = raw(srv.url, ws, timeout=10)
+        check(st == 403, f"a cross-site WebSocket upgrade: {st}")
+        st, _ = raw(srv.url, f"OPTIONS /api/games HTTP/1.1\r\nHost: {base}\r\nOrigin: http://{base}\r\nConnection: close\r\n\r\n")
+        check(st == 405, f"a preflight: {st}")
+        st, stats = srv.call("GET", "/api/stats")
+        check(st == 200 and stats["games_created"] == 0, f"a refused request created a game: {stats}")
+        # The same origin works, with Origin, and its answers carry the security headers.
+        st, _, text = request(srv.url, "POST", "/api/games", form[:-11] + b"}",
+                              {"Content-Type": "application/json", "Origin": srv.url})
+        check(st == 201, f"a same-origin post: {st} {text}")
+        for path in ("/play", "/api/players", "/static/style.css", "/nothing"):
+            st, h, _ = request(srv.url, "GET", path)
+            csp = h.get("Content-Security-Policy", "")
+            check("script-src 'self'" in csp and "frame-ancestors 'none'" in csp, f"{path}: CSP {csp!r}")
+            check(h.get("X-Content-Type-Options") == "nosniff" and h.get("Referrer-Policy") == "no-referrer",
+                  f"{path}: headers {h}")
+            check("Access-Control-Allow-Origin" not in h, f"{path}: a CORS header")
+    return f"{checks} checks: cross-site, foreign Host and WebSocket Origin refused, nothing changed, headers set"
+
+
+def gzip_bomb():
+    tmp = os.path.join(work, "tmp")
+    os.makedirs(tmp)
+    env_tmp = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = tmp  # the server's temp folder: uploads must leave nothing there
+    try:
+        srv_ctx = Server(bin_dir, work)
+        srv = srv_ctx.__enter__()
+    finally:
+        if env_tmp is None:
+            del os.environ["TMPDIR"]
+        else:
+            os.environ["TMPDIR"] = env_tmp
+    try:
+        buf = io.BytesIO()
+        with gzip.GzipFile(fileobj=buf, mode="wb", compresslevel=9) as z:
+            block = b" " * (1 << 20)
+            for _ in range(1024):
+                z.write(block)
+        bomb = buf.getvalue()
+        check(len(bomb) < 2 << 20, f"the bomb is {len(bomb)} bytes")
+        rss0 = peak_rss_mib(srv.proc.pid)
+        out = {}
+
+        def upload():
+            t0 = time.time()
+            out["st"], _, out["text"] = request(srv.url, "POST", "/api/replay", bomb, {"Content-Type": "application/octet-stream"})
+            out["s"] = time.time() - t0
+
+        th = threading.Thread(target=upload)
+        th.start()
+        time.sleep(0.05)
+        worst = 0.0
+        while th.is_alive() or worst == 0.0:
+            t0 = time.time()
+            st, _ = srv.call("GET", "/api/players")
+            worst = max(worst, time.time() - t0)
+            check(st == 200, "another client was refused during the upload")
+            if not th.is_alive():
+                break
+        th.join()
+        check(out["st"] == 413 and "MiB" in out["text"], f"the bomb: {out['st']} {out['text'][:200]}")
+        check(out["s"] < 10, f"the bomb took {out['s']:.1f} s to refuse")
+        check(worst < 2.0, f"another client waited {worst:.2f} s during the bomb")
+        rss = peak_rss_mib(srv.proc.pid)
+        check(rss - rss0 < 400, f"peak memory grew {rss - rss0:.0f} MiB on the bomb")
+        # A legal game that never ends: the draw/take loop, 200,000 actions.
+        deck = json.loads(gzip.open(os.path.join(here, "..", "golden", "games.jsonl.gz"), "rt").readline())["deck"]
+        endless = json.dumps({"deck": deck, "actions": [0, 16] * 100000}) + "\n"
+        t0 = time.time()
+        st, _, text = request(srv.url, "POST", "/api/replay", endless.encode(), {"Content-Type": "application/octet-stream"})
+        check(st == 413 and "at most" in text, f"an endless game: {st} {text[:200]}")
+        check(time.time() - t0 < 5, f"the endless game took {time.time() - t0:.1f} s to refuse")
+        st, _, text = request(srv.url, "POST", "/api/replay", b"\n\n", {"Content-Type": "application/octet-stream"})
+        check(st == 422 and "no games" in text, f"an empty transcript: {st} {text}")
+        golden = os.path.join(here, "..", "golden", "games.jsonl.gz")
+        st, _, text = request(srv.url, "POST", "/api/replay?game=3", open(golden, "rb").read(),
+                              {"Content-Type": "application/octet-stream"})
+        check(st == 200 and json.loads(text)["index"] == 3, f"the golden transcript: {st}")
+        check(os.listdir(tmp) == [], f"uploads left files in the temp folder: {os.listdir(tmp)}")
+    finally:
+        srv_ctx.__exit__(None, None, None)
+    return (f"{checks} checks: bomb refused in {out['s']:.2f} s, another client's worst wait {worst * 1000:.0f} ms, "
+            f"peak memory +{rss - rss0:.0f} MiB")
+
+
+def slow():
+    player = os.path.join(here, "slow_player.py")
+    with Server(bin_dir, work, extra=["--opponent", f"external:python3 {player} 3", "--move-budget", "1",
+                                      "--move-timeout", "30"]) as srv:
+        quick = new_game(srv, "heuristic_balanced", seat=0, seed=5)[1]
+        out = {}
+
+        def against_slow():
+            t0 = time.time()
+            out["st"], out["body"] = new_game(srv, "extra:1", seat=1, seed=6)
+            out["s"] = time.time() - t0
+
+        th = threading.Thread(target=against_slow)
+        th.start()
+        time.sleep(0.3)
+        worst, moves = 0.0, 0
+        v = quick
+        while th.is_alive() and not v["over"]:
+            t0 = time.time()
+            st, v = srv.call("POST", f"/api/games/{quick['id']}/move", {"action": v["legal"][0]["id"]})
+            worst = max(worst, time.time() - t0)
+            check(st == 200, f"a quick game's move: {st} {v}")
+            moves += 1
+        th.join()
+        check(moves >= 4, f"only {moves} quick moves while the slow opponent thought")
+        check(worst < 0.5, f"a quick game's move waited {worst:.2f} s beside the slow opponent")
+        check(out["st"] == 504 and "budget" in out["body"].get("error", ""), f"the slow game: {out['st']} {out['body']}")
+        check(out["s"] < 10, f"the slow game answered after {out['s']:.1f} s")
+        st, stats = srv.call("GET", "/api/stats")
+        check(stats["over_budget"] >= 1, f"stats: {stats}")
+    return f"{checks} checks: {moves} quick moves beside a 3 s opponent, worst {worst * 1000:.0f} ms; the slow game ended (504)"
+
+
+def limits():
+    with Server(bin_dir, work, extra=["--max-games-per-client", "4", "--idle-minutes", "0.05", "--max-connections", "8"]) as srv:
+        ids = []
+        for i in range(4):
+            st, g = new_game(srv, seed=i)
+            check(st == 201, f"game {i}: {st} {g}")
+            ids.append(g["id"])
+        st, body = new_game(srv)
+        check(st == 429 and "limit" in body.get("error", ""), f"a fifth game: {st} {body}")
+        st, body = srv.call("POST", f"/api/games/{ids[0]}/abandon", {})
+        check(st == 200, f"abandon: {st} {body}")
+        check(srv.call("GET", f"/api/games/{ids[0]}")[0] == 404, "an abandoned game is still there")
+        st, g = new_game(srv)
+        check(st == 201, f"a game after abandoning one: {st} {g}")
+        # Idle games expire (here after 3 s; the timer looks every second).
+        time.sleep(5)
+        for i in ids[1:]:
+            check(srv.call("GET", f"/api/games/{i}")[0] == 404, "an idle game outlived the expiry")
+        st, stats = srv.call("GET", "/api/stats")
+        check(stats["expired"] >= 3 and stats["refused_client_limit"] == 1, f"stats {stats}")
+        # The connection cap: idle sockets beyond it get a 503, the server does not spin, and once
+        # they close everyone is served again.
+        host, port = srv.url.split("//")[1].rsplit(":", 1)
+        socks = [socket.create_connection((host, int(port))) for _ in range(8)]
+        time.sleep(0.3)
+        c0 = cpu_seconds(srv.proc.pid)
+        st, _ = raw(srv.url, f"GET /api/players HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n")
+        check(st == 503, f"a request beyond the connection cap: {st}")
+        time.sleep(2)
+        spent = cpu_seconds(srv.proc.pid) - c0
+        check(spent < 0.5, f"the server used {spent:.2f} s of CPU in 2 s while full")
+        for s in socks:
+            s.close()
+        time.sleep(0.3)
+        st, _ = srv.call("GET", "/api/players")
+        check(st == 200, f"after the idle sockets closed: {st}")
+    return f"{checks} checks: 429 past 4 games, abandon, expiry in seconds, 503 past 8 connections (CPU {spent:.2f} s in 2 s)"
+
+
+def token():
+    log_path = os.path.join(work, "serve.log")
+    with open(log_path, "w") as log:
+        p = subprocess.Popen([os.path.join(bin_dir, "cfr-serve"), "--port", "0", "--host", "0.0.0.0"], stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.time() + 30
+            while "?token=" not in open(log_path).read():
+                check(p.poll() is None and time.time() < deadline, f"no token printed: {open(log_path).read()}")
+                time.sleep(0.05)
+            text = open(log_path).read()
+            check("warning" in text and "other machines" in text, f"no warning beyond loopback: {text}")
+            port, tok = re.search(r":(\d+)/\?token=([0-9a-f]+)", text).groups()
+            url = f"http://127.0.0.1:{port}"
+            st, _, body = request(url, "GET", "/api/players")
+            check(st == 401 and "token" in body, f"no token: {st}")
+            st, _, body = request(url, "GET", "/api/players", None, {"X-CFR-Token": "0" * len(tok)})
+            check(st == 401, f"a wrong token: {st}")
+            st, _, body = request(url, "GET", "/api/players", None, {"X-CFR-Token": tok})
+            check(st == 200, f"the header: {st} {body[:100]}")
+            st, answer = raw(url, f"GET /?token={tok} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n")
+            check(st == 303 and f"cfr_serve_token={tok}" in answer and "HttpOnly" in answer and "SameSite=Strict" in answer,
+                  f"the link: {st} {answer[:300]}")
+            st, _, body = request(url, "GET", "/api/players", None, {"Cookie": f"cfr_serve_token={tok}"})
+            check(st == 200, f"the cookie: {st}")
+        finally:
+            p.send_signal(2)
+            check(p.wait(timeout=30) == 0, "exit code after SIGINT")
+    served = ["127.0.0.1"]
+    for host in ("localhost", "::1"):
+        log_path = os.path.join(work, f"serve-{host.replace(':', '')}.log")
+        with open(log_path, "w") as log:
+            p = subprocess.Popen([os.path.join(bin_dir, "cfr-serve"), "--port", "0", "--host", host], stdout=log, stderr=subprocess.STDOUT)
+            deadline = time.time() + 30
+            while "listening on" not in open(log_path).read() and p.poll() is None and time.time() < deadline:
+                time.sleep(0.05)
+            text = open(log_path).read()
+            if host == "::1" and p.poll() is not None and "Cannot assign" in text:
+                print(f"note: no IPv6 loopback on this machine: {text.strip()}")
+                continue
+            check("listening on" in text, f"--host {host}: {text}")
+            port = re.search(r":(\d+)/ ", text).group(1)
+            url = f"http://[::1]:{port}" if host == "::1" else f"http://localhost:{port}"
+            try:
+                st, _, _ = request(url, "GET", "/api/players")
+            except OSError:
+                st = None
+            check(st == 200, f"--host {host}: {st}")
+            check("token" not in text, f"--host {host} asked for a token: {text}")
+            served.append(host)
+            p.send_signal(2)
+            check(p.wait(timeout=30) == 0, f"--host {host}: exit code after SIGINT")
+    return f"{checks} checks: token required beyond loopback (401, header, cookie link); served on {', '.join(served)}"
+
+
+def names():
+    runs = os.path.join(work, "runs")
+    run = os.path.join(runs, "run é 1")
+    os.makedirs(run)
+    open(os.path.join(run, "config.toml"), "w").write('[run]\ngame = "kuhn"\nmax_iterations = 5\n')
+    open(os.path.join(run, "metrics.jsonl"), "w").write('{"iteration": 1, "exploitability": 0.5}\n')
+    evil = "<img src=x onerror=alert(1)>"
+    json.dump({"players": [{"name": evil, "rating": 0}]}, open(os.path.join(run, "ladder.json"), "w"))
+    with Server(bin_dir, work, extra=["--runs", runs]) as srv:
+        st, lst = srv.call("GET", "/api/runs")
+        check(st == 200 and [r["name"] for r in lst] == ["run é 1"], f"runs: {lst}")
+        st, d = srv.call("GET", "/api/runs/" + urllib.request.quote("run é 1"))
+        check(st == 200 and d["name"] == "run é 1", f"the run by its encoded name: {st} {str(d)[:200]}")
+        check(d["ladder"]["players"][0]["name"] == evil, "the ladder's text came back changed")
+        for bad in ("%2e%2e", "%2fetc", "%ff", "%0a", "%"):
+            st, _ = raw(srv.url, f"GET /api/runs/{bad} HTTP/1.1\r\nHost: {srv.url.split('//')[1]}\r\nConnection: close\r\n\r\n")
+            check(st == 400, f"/api/runs/{bad}: {st}")
+    return f"{checks} checks: a UTF-8 run name opens, escapes refused"
+
+
+cases = {"program": program, "cross_site": cross_site, "gzip_bomb": gzip_bomb, "slow": slow, "limits": limits,
+         "token": token, "names": names}
+print(f"ok: {case}: {cases[case]()}")
