@@ -277,11 +277,29 @@ def play_keys(d, server):
     return f"{keys_msg} applied as the log says; the confirmation kept the game when cancelled and abandoned it when confirmed"
 
 
+def advance(d, server, game_id, turns):
+    """Plays `turns` turns by keys: the first playable card (else the last card discarded), then the deck."""
+    b = body(d)
+    for _ in range(turns):
+        if wait_state(d, ("your-card", "over"), "the card phase") == "over":
+            return
+        v = game_view(server, game_id)
+        h = v["hand_size"]
+        plays = sorted(a["id"] for a in v["legal"] if a["id"] < 2 * h and a["id"] % 2 == 0)
+        slot = plays[0] // 2 if plays else len(v["hand"]) - 1
+        press(d, str(slot + 1), "p" if plays else "d")
+        wait_state(d, ("your-draw",), "the draw phase")
+        moves = b.get_attribute("data-moves")
+        press(d, "0")
+        wait(d, lambda: b.get_attribute("data-moves") != moves, "the draw")
+
+
 def hint(d, server):
     status, players = server.call("GET", "/api/players")
     if status != 200 or not players.get("hint"):
         fail(case, f"the server offers no hint agent (GET /api/players: {status}, hint {players.get('hint') if status == 200 else None!r})")
-    game_id = start_game(d, server, "heuristic_balanced", "11")
+    game_id = start_game(d, server, None, "11")  # the server's default opponent
+    advance(d, server, game_id, 10)               # a position with something on the table
     b = body(d)
     checked = []
     for phase in ("your-card", "your-draw"):

@@ -11,8 +11,10 @@ let hint = null;        // {moves, data}: the hint for the position after `moves
 let leaving = false;    // the person confirmed leaving: no second question
 
 async function api(method, path, body) {
+  // Every POST says JSON (the server refuses other types), also one without a body (abandon).
   const init = {method};
-  if (body !== undefined) { init.headers = {"Content-Type": "application/json"}; init.body = JSON.stringify(body); }
+  if (method === "POST") init.headers = {"Content-Type": "application/json"};
+  if (body !== undefined) init.body = JSON.stringify(body);
   const r = await fetch(path, init);
   let j = null;
   try { j = await r.json(); } catch (e) { /* not JSON */ }
