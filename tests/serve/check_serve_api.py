@@ -79,12 +79,26 @@ with Server(bin_dir, work, extra=["--opponent", f"external:python3 {player}"]) a
     after = expect(c("GET", f"/api/games/{gid}"), 200, None, "the view after refused moves")
     if after != before:
         fail("api", "a refused request changed the game")
+    # The hint: the shipped agent's probabilities over exactly the legal moves (when this build has one).
+    if pl.get("hint"):
+        h = expect(c("GET", f"/api/games/{gid}/hint"), 200, None, "a hint")
+        if sorted(m["id"] for m in h["moves"]) != sorted(a["id"] for a in after["legal"]) or \
+                abs(sum(m["p"] for m in h["moves"]) - 1) > 1e-3 or h["moves"] != sorted(h["moves"], key=lambda m: -m["p"]):
+            fail("api", f"hint {h} for legal {after['legal']}")
+    else:
+        expect(c("GET", f"/api/games/{gid}/hint"), 503, "no hint agent", "a hint without an agent")
     # Play the game out with legal moves; then no more moves.
     v = after
     while not v["over"]:
         pick = v["legal"][-1 if v["phase"] == "card" else 0]["id"]  # the draw phase: the deck, so the game ends
         v = expect(c("POST", f"/api/games/{gid}/move", {"action": pick}), 200, None, "a legal move")
     expect(c("POST", f"/api/games/{gid}/move", {"action": 1}), 409, "over", "a move after the end")
+    if pl.get("hint"):
+        expect(c("GET", f"/api/games/{gid}/hint"), 409, "your turn", "a hint after the end")
+    # The move log: every move of both sides, in order, as the page writes them.
+    if len(v["log"]) != v["moves"] or {e["who"] for e in v["log"]} != {"you", "opponent"} or \
+            any(e["kind"] not in ("play", "discard", "draw_deck", "take") for e in v["log"]):
+        fail("api", f"log of {len(v['log'])} entries for {v['moves']} moves: {v['log'][:4]}")
     st, line = c("GET", f"/api/games/{gid}/transcript")
     if st != 200 or line.get("totals") != [v["result"]["you"], v["result"]["opponent"]] or line.get("bot1") != "heuristic_balanced":
         fail("api", f"transcript: {st} {str(line)[:200]}")
@@ -113,9 +127,12 @@ with Server(bin_dir, work, extra=["--opponent", f"external:python3 {player}"]) a
                  "a game against an external player (an --opponent extra)")
     if ext["to_move"] != "you" or len(ext["last_opponent_moves"]) != 2:
         fail("api", f"external opponent: to_move {ext['to_move']}, its moves {ext['last_opponent_moves']}")
+    expect(c("POST", f"/api/games/{other['id']}/abandon", {}), 200, None, "abandoning a game")
+    expect(c("GET", f"/api/games/{other['id']}"), 404, "no such game", "an abandoned game")
+    expect(c("POST", f"/api/games/{other['id']}/abandon", {}), 404, "no such game", "abandoning it again")
     st, stats = c("GET", "/api/stats")
-    if st != 200 or stats.get("games_created") != 3 or stats.get("live_games") != 3:
-        fail("api", f"stats {stats}: expected exactly the 3 games created")
+    if st != 200 or stats.get("games_created") != 3 or stats.get("live_games") != 2:
+        fail("api", f"stats {stats}: expected exactly the 3 games created, 2 live")
     checks += 1
 log = open(os.path.join(work, "serve.log")).read()
 if log.count(" ms\n") < checks:
