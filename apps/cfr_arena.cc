@@ -27,6 +27,8 @@ using namespace cfr::lc;
 
 int run_replay(const std::string& path, bool check_bots, bool quiet) {
   const auto games = read_replay_file(path);
+  if (games.empty())  // nothing replayed is not "all consistent": the wrong file, or a truncated one
+    throw cfr::InputError(fmt::format("{}: no games in the transcript (an empty file?)", path));
   long steps = 0;
   std::string line;
   for (const auto& g : games) {

@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -40,14 +39,18 @@ struct RunCurves {
   Series expl_by_minute{"exploitability"};
 };
 
+/// A torn last line (a run stopped mid-append: cfr-run writes each line with its '\n' in one
+/// append, so a line without one that is not valid JSON was cut off) is skipped with a warning on
+/// stderr; any other invalid line is an InputError naming the file and line. A file with no
+/// complete line is an InputError "nothing to plot".
 RunCurves read_run(const std::string& run_dir) {
   const fs::path metrics = fs::path(run_dir) / "metrics.jsonl";
   cfr::require_readable_file(metrics.string());
-  std::ifstream in(metrics);
-  if (!in) throw cfr::InputError(fmt::format("{}: cannot open", metrics.string()));
+  const std::string text = cfr::read_text_file(metrics.string());
+  std::istringstream in(text);
   RunCurves c;
   std::string line;
-  int lineno = 0;
+  int lineno = 0, complete = 0;
   double seconds = 0;
   while (std::getline(in, line)) {
     ++lineno;
@@ -55,8 +58,14 @@ RunCurves read_run(const std::string& run_dir) {
     try {
       j = nlohmann::json::parse(line);
     } catch (const nlohmann::json::exception& e) {
+      if (in.eof() && text.back() != '\n') {  // the last line, cut off
+        std::cerr << fmt::format("cfr-plot: warning: {}:{}: the last line is cut off (no newline, invalid JSON); skipped\n",
+                                 metrics.string(), lineno);
+        break;
+      }
       throw cfr::InputError(fmt::format("{}:{}: invalid JSON: {}", metrics.string(), lineno, e.what()));
     }
+    ++complete;
     if (!j.is_object()) throw cfr::InputError(fmt::format("{}:{}: not a JSON object", metrics.string(), lineno));
     try {
       const double it = j.value("iteration", 0);
@@ -85,15 +94,19 @@ RunCurves read_run(const std::string& run_dir) {
       throw cfr::InputError(fmt::format("{}:{}: {}", metrics.string(), lineno, e.what()));
     }
   }
+  if (complete == 0)
+    throw cfr::InputError(fmt::format("{}: nothing to plot ({})", metrics.string(),
+                                      text.empty() ? "the file is empty" : "its only line is cut off"));
   return c;
 }
 
-void plot(const fs::path& out_dir, const std::string& name, const std::string& title, const std::string& ylabel,
+/// Draws the series that have points into out_dir/name.<format>; returns whether it drew anything.
+bool plot(const fs::path& out_dir, const std::string& name, const std::string& title, const std::string& ylabel,
           const std::vector<Series>& series, const std::string& format, bool logy, const std::string& xlabel = "iteration") {
   std::vector<const Series*> used;
   for (const auto& s : series)
     if (!s.points.empty()) used.push_back(&s);
-  if (used.empty()) return;
+  if (used.empty()) return false;
   const fs::path data = out_dir / (name + ".dat");
   {
     std::ostringstream d;
@@ -121,6 +134,7 @@ void plot(const fs::path& out_dir, const std::string& name, const std::string& t
   const int rc = std::system(fmt::format("gnuplot '{}'", script.string()).c_str());
   if (rc != 0) throw std::runtime_error(fmt::format("gnuplot failed on {} (is gnuplot installed? scripts/setup.sh installs it)", script.string()));
   std::cout << image.string() << " (" << used.size() << (used.size() == 1 ? " curve" : " curves") << ")\n";
+  return true;
 }
 
 }  // namespace
@@ -155,23 +169,29 @@ int main(int argc, char** argv) {
         expl.push_back({name, std::move(c.expl_by_minute.points), fmt::format("lc {} {}", r + 1, dash)});
       }
       fs::create_directories(out);
-      plot(out, "compare_win_rates", "win rate against the bots over training wall time", "win rate", wins, format, false,
-           "training wall time (minutes)");
-      plot(out, "compare_exploitability", "exploitability over training wall time", "chips per game", expl, format, true,
-           "training wall time (minutes)");
+      const bool w = plot(out, "compare_win_rates", "win rate against the bots over training wall time", "win rate", wins,
+                          format, false, "training wall time (minutes)");
+      const bool x = plot(out, "compare_exploitability", "exploitability over training wall time", "chips per game", expl,
+                          format, true, "training wall time (minutes)");
+      if (!w && !x)
+        throw cfr::InputError("nothing to plot: no run's metrics.jsonl holds an evaluation (win rates or exploitability)");
       return 0;
     }
     const std::string& run_dir = run_dirs.front();
     RunCurves c = read_run(run_dir);
     const fs::path out_dir = out.empty() ? fs::path(run_dir) / "plots" : fs::path(out);
     fs::create_directories(out_dir);
-    plot(out_dir, "losses", "training losses (mean per iteration)", "loss", {c.adv0, c.adv1, c.strat}, format, true);
-    plot(out_dir, "exploitability", "exploitability of the strategy network", "chips per game", {c.expl}, format, true);
+    int drawn = 0;
+    drawn += plot(out_dir, "losses", "training losses (mean per iteration)", "loss", {c.adv0, c.adv1, c.strat}, format, true);
+    drawn += plot(out_dir, "exploitability", "exploitability of the strategy network", "chips per game", {c.expl}, format, true);
     std::vector<Series> wins;
     for (auto& [k, s] : c.win) wins.push_back(s);
-    plot(out_dir, "win_rates", "greedy strategy network against the bots", "win rate", wins, format, false);
-    plot(out_dir, "nodes_per_second", "traversal throughput (traversal phases only)", "nodes/s", {c.nps}, format, false);
-    plot(out_dir, "phase_times", "time per iteration", "seconds", {c.trav, c.train, c.eval}, format, false);
+    drawn += plot(out_dir, "win_rates", "greedy strategy network against the bots", "win rate", wins, format, false);
+    drawn += plot(out_dir, "nodes_per_second", "traversal throughput (traversal phases only)", "nodes/s", {c.nps}, format, false);
+    drawn += plot(out_dir, "phase_times", "time per iteration", "seconds", {c.trav, c.train, c.eval}, format, false);
+    if (drawn == 0)
+      throw cfr::InputError(fmt::format("{}: nothing to plot (no line holds a loss, an evaluation or a phase time)",
+                                        (fs::path(run_dir) / "metrics.jsonl").string()));
     return 0;
   });
 }
