@@ -1,11 +1,15 @@
 // cfr-eval: evaluates a trained checkpoint. Lost Cities: matches against bots under the
 // evaluation protocol (the strategy network played greedily). Kuhn/Leduc: exact exploitability.
+// A run directory is evaluated at its newest complete checkpoint, also while the run trains (a
+// checkpoint removed by the run's rotation while it is read gives way to the newer one); the
+// iteration evaluated is printed (text: a first line; --json: "iteration" and "checkpoint" fields).
 //   cfr-eval CHECKPOINT|RUN_DIR [--opponent NAME|checkpoint:PATH]... [--games N] [--seed S] [--max-steps M] [--json]
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
 #include "apps/checkpoint_policy.h"
@@ -57,7 +61,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (opponents.empty()) opponents = cfg.evaluation.opponents;
-    auto me = policy.batch_bot(play == "sampled" ? cfr::PlayMode::kSampled : cfr::PlayMode::kGreedy);
+    // Named as a match player that loads it would be ("checkpoint:PATH"), so that reports of two
+    // checkpoints are told apart.
+    auto me = policy.batch_bot(play == "sampled" ? cfr::PlayMode::kSampled : cfr::PlayMode::kGreedy,
+                               (play == "sampled" ? "checkpoint-sampled:" : "checkpoint:") + path);
     std::vector<cfr::AnyPlayer> others;  // every name checked before the first game
     for (const auto& name : opponents) {
       try {
@@ -66,11 +73,22 @@ int main(int argc, char** argv) {
         throw cfr::InputError(fmt::format("--opponent {}: {}", name, e.what()));
       }
     }
+    // Which checkpoint was evaluated: a run directory's latest when it was loaded (a run in
+    // training moves on while it plays).
+    if (!json)
+      std::cout << fmt::format("{}: iteration {} ({})\n", path, policy.iteration, policy.checkpoint_dir);
     for (const auto& other : others) {
       const auto r = cfr::lc::run_match_players(
           {.batch = me.get()}, other.player(),
           {.games = games, .seed = seed, .max_steps = max_steps, .rules = cfg.rules, .stop_on_fault = flags.stop_on_fault});
-      std::cout << (json ? cfr::lc::report_json(r) + "\n" : cfr::lc::format_report(r));
+      if (json) {
+        auto j = nlohmann::json::parse(cfr::lc::report_json(r));
+        j["iteration"] = policy.iteration;
+        j["checkpoint"] = policy.checkpoint_dir;
+        std::cout << j.dump() << "\n";
+      } else {
+        std::cout << cfr::lc::format_report(r);
+      }
       if (!r.stop_cause.empty()) {
         std::cerr << fmt::format("cfr-eval: stopped at the first fault (--stop-on-fault): {}\n", r.stop_cause);
         return cfr::kExitPlayerFault;

@@ -3,7 +3,8 @@
 // nets.pt without optimiser moments or memories — that `checkpoint:OUT` loads in cfr-eval,
 // cfr-arena, cfr-ladder, the search player and cfr-serve, plus OUT/manifest.json: where it came
 // from, its iteration, algorithm and size, merged with the fields of --manifest FILE (the command,
-// revision, wall time and ladder results a shipping script records; docs/mmd.md).
+// revision, wall time and ladder results a shipping script records; docs/mmd.md). Exporting again
+// into OUT replaces only those four files: a file the user added to OUT is never deleted.
 //   cfr-export CHECKPOINT|RUN_DIR OUT_DIR [--manifest FILE.json]
 #include <filesystem>
 #include <iostream>
@@ -21,7 +22,11 @@ int main(int argc, char** argv) {
   CLI::App app{"cfr-export: write the network that plays of a checkpoint alone, as a shipped model"};
   std::string from, out, manifest;
   app.add_option("CHECKPOINT", from, "checkpoint directory, or a run directory (its latest checkpoint)")->required()->check(cfr::kNonEmpty);
-  app.add_option("OUT_DIR", out, "the model's directory (replaced if it exists)")->required()->check(cfr::kNonEmpty);
+  app.add_option("OUT_DIR", out,
+                 "the model's directory: created, or an earlier export whose config.toml, meta.json, nets.pt and "
+                 "manifest.json are replaced (each atomically); any other file in it is kept")
+      ->required()
+      ->check(cfr::kNonEmpty);
   app.add_option("--manifest", manifest, "a JSON object whose fields are added to OUT_DIR/manifest.json")->check(cfr::kNonEmpty);
   if (const auto rc = cfr::parse_command_line(app, "cfr-export", argc, argv)) return *rc;
   return cfr::run_app("cfr-export", [&] {

@@ -50,11 +50,12 @@ namespace {
 
 class StrategyBatchBot final : public lc::BatchBot {
  public:
-  StrategyBatchBot(Evaluator& net, const LostCitiesTraversalGame& game, PlayMode play, std::shared_ptr<void> keep_alive)
-      : net_(net), game_(game), play_(play), keep_(std::move(keep_alive)) {}
-  std::string_view name() const noexcept override {
-    return play_ == PlayMode::kSampled ? "checkpoint-sampled" : "checkpoint";
+  StrategyBatchBot(Evaluator& net, const LostCitiesTraversalGame& game, PlayMode play, std::shared_ptr<void> keep_alive,
+                   std::string name)
+      : net_(net), game_(game), play_(play), keep_(std::move(keep_alive)), name_(std::move(name)) {
+    if (name_.empty()) name_ = play_ == PlayMode::kSampled ? "checkpoint-sampled" : "checkpoint";
   }
+  std::string_view name() const noexcept override { return name_; }
   void choose_actions(std::span<const lc::State* const> states, std::span<Rng* const> rngs, std::span<const int>,
                       std::span<int> actions) override {
     const std::size_t n = states.size(), A = static_cast<std::size_t>(game_.num_actions());
@@ -81,6 +82,7 @@ class StrategyBatchBot final : public lc::BatchBot {
   const LostCitiesTraversalGame& game_;
   PlayMode play_;
   std::shared_ptr<void> keep_;
+  std::string name_;
   std::vector<float> in_, out_;
   std::vector<ActionMask> legal_;
 };
@@ -89,13 +91,13 @@ class StrategyBatchBot final : public lc::BatchBot {
 class SnapshotBatchBot final : public lc::BatchBot {
  public:
   SnapshotBatchBot(std::unique_ptr<NetworkSet> nets, std::vector<int> iterations, std::vector<std::vector<float>> weights,
-                   bool linear, const LostCitiesTraversalGame& game, RmFallback fallback, double rm_epsilon)
+                   bool linear, const LostCitiesTraversalGame& game, RmFallback fallback, double rm_epsilon, std::string name)
       : nets_(std::move(nets)), iterations_(std::move(iterations)), weights_(std::move(weights)), game_(game),
-        fallback_(fallback), rm_epsilon_(rm_epsilon) {
+        fallback_(fallback), rm_epsilon_(rm_epsilon), name_(std::move(name)) {
     double total = 0;
     for (const int t : iterations_) cumulative_.push_back(total += linear ? t : 1.0);
   }
-  std::string_view name() const noexcept override { return "snapshots"; }
+  std::string_view name() const noexcept override { return name_; }
   void choose_actions(std::span<const lc::State* const> states, std::span<Rng* const> rngs, std::span<const int> games,
                       std::span<int> actions) override {
     const std::size_t n = states.size();
@@ -153,6 +155,7 @@ class SnapshotBatchBot final : public lc::BatchBot {
   LostCitiesTraversalGame game_;
   RmFallback fallback_;
   double rm_epsilon_;
+  std::string name_;
   int loaded_ = -1;
   std::vector<Pending> order_;
   std::vector<float> in_, out_;
@@ -193,26 +196,25 @@ std::unique_ptr<lc::BatchBot> make_snapshot_player(const std::string& run_dir, c
   return std::make_unique<SnapshotBatchBot>(std::move(nets), std::move(iterations), std::move(weights),
                                             config.weighting_mode == "lcfr", game,
                                             config.all_negative_fallback == "argmax" ? RmFallback::kArgmax : RmFallback::kUniform,
-                                            config.traversal.regret_matching_epsilon);
+                                            config.traversal.regret_matching_epsilon, "snapshots:" + run_dir);
 }
 
 std::unique_ptr<lc::BatchBot> make_strategy_batch_bot(Evaluator& strategy, const LostCitiesTraversalGame& game,
-                                                      PlayMode play, std::shared_ptr<void> keep_alive) {
-  return std::make_unique<StrategyBatchBot>(strategy, game, play, std::move(keep_alive));
+                                                      PlayMode play, std::shared_ptr<void> keep_alive, std::string name) {
+  return std::make_unique<StrategyBatchBot>(strategy, game, play, std::move(keep_alive), std::move(name));
 }
 
-std::unique_ptr<lc::BatchBot> CheckpointPolicy::batch_bot(PlayMode play) const {
+std::unique_ptr<lc::BatchBot> CheckpointPolicy::batch_bot(PlayMode play, std::string name) const {
   if (config.run.game != "lost_cities")
     throw InputError(fmt::format("a {} checkpoint cannot play Lost Cities", config.run.game));
-  return make_strategy_batch_bot(state->nets->evaluator(state->playing), state->game, play, state);
+  return make_strategy_batch_bot(state->nets->evaluator(state->playing), state->game, play, state, std::move(name));
 }
 
-CheckpointPolicy load_checkpoint_policy(const std::string& path) {
+namespace {
+
+/// Loads checkpoint directory `ck` (load_checkpoint_policy).
+CheckpointPolicy load_checkpoint_dir(const std::string& ck) {
   namespace fs = std::filesystem;
-  if (!fs::exists(path)) throw InputError(fmt::format("{}: no such checkpoint or run directory", path));
-  require_directory(path, "checkpoint or run directory");
-  std::string ck = path;
-  if (fs::exists(fs::path(path) / "checkpoints")) ck = latest_checkpoint_dir(path);
   // The config a checkpoint was trained with is inside it (verified with its other files).
   // Checkpoints without one (older formats) are refused by their meta.json's version below.
   fs::path config = fs::path(ck) / "config.toml";
@@ -243,13 +245,45 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path) {
   p.state->nets->load((fs::path(ck) / "nets.pt").string());
   p.state->game.rules = p.config.rules;
   p.state->game.encoding = p.config.encoding;
+  p.checkpoint_dir = ck;
   return p;
+}
+
+}  // namespace
+
+CheckpointPolicy load_checkpoint_policy(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (!fs::exists(path)) throw InputError(fmt::format("{}: no such checkpoint or run directory", path));
+  require_directory(path, "checkpoint or run directory");
+  if (!fs::exists(fs::path(path) / "checkpoints")) return load_checkpoint_dir(path);
+  // A run directory whose run may be writing: between reading `latest` and reading the checkpoint
+  // it names, the run can write a newer one and remove that one (checkpoint rotation), so that its
+  // files vanish or change under the reader. Then `latest` names another checkpoint: load that
+  // one. A failure while `latest` still names the same checkpoint is the checkpoint's own fault
+  // (a corrupted file) and is reported as it is.
+  std::string ck = latest_checkpoint_dir(path);
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return load_checkpoint_dir(ck);
+    } catch (const std::exception&) {
+      std::string now;
+      try {
+        now = latest_checkpoint_dir(path);
+      } catch (const std::exception&) {
+        now = ck;  // `latest` unreadable now: report the first failure
+      }
+      if (now == ck || attempt >= 100) throw;  // the first failure
+      ck = now;
+    }
+  }
 }
 
 ExportedPolicy export_policy(const std::string& from, const std::string& out) {
   namespace fs = std::filesystem;
-  // OUT is replaced: refuse what would lose data (the source itself or a folder holding it, or a
-  // folder that is not an earlier export) before anything is read or written.
+  // OUT's own files (config.toml, meta.json, nets.pt) are replaced, nothing else in it is touched:
+  // refuse what would lose data (the source itself or a folder holding it, or a folder that is
+  // not an earlier export, whose files of those names are someone else's) before anything is read
+  // or written.
   fs::path dest = fs::absolute(fs::path(out)).lexically_normal();
   if (!dest.has_filename()) dest = dest.parent_path();  // a trailing '/'
   const fs::path source = fs::absolute(fs::path(from)).lexically_normal();
@@ -267,6 +301,8 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out) {
                  0);
   one.set_weights(0, all.published_weights(p.state->playing));  // what the checkpoint plays (its average, if any)
   Config config = p.config;
+  // Written whole into a temporary folder beside OUT, then each file renamed into OUT (each
+  // replaced atomically; meta.json, which checks the others, last). A user's files in OUT stay.
   const fs::path tmp = dest.parent_path() / (dest.filename().string() + ".tmp");
   fs::remove_all(tmp);
   fs::create_directories(tmp);
@@ -275,8 +311,9 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out) {
                           .shape = checkpoint_shape(p.config),
                           // A model does not resume training: its trainer RNG is a fixed placeholder.
                           .train_rng = Rng(1).state(), .write_memories = nullptr});
-  fs::remove_all(dest);
-  fs::rename(tmp, dest);
+  fs::create_directories(dest);
+  for (const char* name : {"nets.pt", "config.toml", "meta.json"}) fs::rename(tmp / name, dest / name);
+  fs::remove(tmp);
   return {.iteration = p.iteration, .algorithm = p.config.algorithm.name, .network = spec.name,
           .parameters = one.parameters(0)};
 }
@@ -308,7 +345,7 @@ AnyPlayer make_any_player(const std::string& name, const lc::Rules& rules, const
       throw InputError(fmt::format("{}: a {} checkpoint cannot play Lost Cities", name, p.config.run.game));
     if (!(p.config.rules == rules))
       throw InputError(fmt::format("{}: the checkpoint was trained with other Lost Cities rules", name));
-    out.batch = p.batch_bot(play);
+    out.batch = p.batch_bot(play, name);  // named as given: two checkpoints are told apart in reports
     return out;
   }
   return lc::make_player(name, rules, external);

@@ -28,17 +28,21 @@ void forward_states(Evaluator& net, const LostCitiesTraversalGame& game, std::sp
 
 /// A strategy network as a Lost Cities player deciding many games per forward
 /// (lc::run_match_players): one forward per round of pending decisions, never one per decision.
-/// `keep_alive` holds whatever owns the evaluator (may be null).
+/// `keep_alive` holds whatever owns the evaluator (may be null). `name` is the player's name in
+/// match reports (empty: "checkpoint", or "checkpoint-sampled" for sampled play).
 std::unique_ptr<lc::BatchBot> make_strategy_batch_bot(Evaluator& strategy, const LostCitiesTraversalGame& game,
                                                       PlayMode play = PlayMode::kGreedy,
-                                                      std::shared_ptr<void> keep_alive = nullptr);
+                                                      std::shared_ptr<void> keep_alive = nullptr, std::string name = {});
 
 struct CheckpointPolicy {
   Config config;
   int iteration = 0;
+  std::string checkpoint_dir;  // the checkpoint directory loaded (a run directory's latest when loaded)
   std::shared_ptr<LoadedCheckpoint> state;
-  /// Lost Cities: the strategy network as a player deciding many games per forward.
-  std::unique_ptr<lc::BatchBot> batch_bot(PlayMode play = PlayMode::kGreedy) const;
+  /// Lost Cities: the strategy network as a player deciding many games per forward, named `name`
+  /// in match reports (the player as the user gave it, e.g. "checkpoint:runs/x"; empty:
+  /// "checkpoint").
+  std::unique_ptr<lc::BatchBot> batch_bot(PlayMode play = PlayMode::kGreedy, std::string name = {}) const;
   /// Kuhn / Leduc: the strategy network's policy on every information set.
   TabularPolicy tabular(const GameTree& tree) const;
   /// The strategy network and the game adapter (encoding) it reads (the search player's).
@@ -48,7 +52,10 @@ struct CheckpointPolicy {
 
 /// Throws InputError naming the path and what is wrong or missing. `path` is a run directory
 /// (its latest checkpoint), a checkpoint directory, or an exported policy (export_policy: a
-/// checkpoint directory whose meta.json lists only the network that plays).
+/// checkpoint directory whose meta.json lists only the network that plays). A run directory may
+/// be in training: when the checkpoint `latest` named vanishes or changes while it is read (the run
+/// wrote a newer one and removed it), the newest complete checkpoint `latest` names then is loaded
+/// instead; a checkpoint that fails its checks while `latest` still names it is refused.
 CheckpointPolicy load_checkpoint_policy(const std::string& path);
 
 /// What export_policy wrote.
@@ -61,7 +68,9 @@ struct ExportedPolicy {
 /// The network that plays of checkpoint (or run) `from`, alone, as checkpoint directory `out`
 /// (config.toml, meta.json listing that one network, nets.pt without optimiser moments or
 /// memories): a shipped model that `checkpoint:OUT` loads in every command. Written beside `out`
-/// and renamed; an existing `out` is replaced.
+/// (`out`.tmp), then each of those three files renamed into `out` (created if missing): an
+/// earlier export's files are replaced, every other file in `out` is kept. InputError when `out`
+/// is or holds `from`, or exists and is neither empty nor an earlier export (no manifest.json).
 ExportedPolicy export_policy(const std::string& from, const std::string& out);
 
 /// Single Deep CFR's player from a run trained with checkpoint.keep_snapshots
@@ -76,7 +85,8 @@ inline constexpr std::uint64_t kSnapshotPlayStream = 0x534443465250ULL;  // "SDC
 /// A side of a match by name: a bot or external:COMMAND (lc::make_player), or "checkpoint:PATH"
 /// (greedy play) or "checkpoint-sampled:PATH" (sampled play), a trained policy that decides its
 /// moves in batched forwards (one per round of the match's live games), or "snapshots:RUN_DIR"
-/// (make_snapshot_player).
+/// (make_snapshot_player). A trained player's name in match reports is `name` as given
+/// ("checkpoint:runs/x"), so that two checkpoints are told apart.
 using AnyPlayer = lc::AnyPlayer;
 /// Throws InputError for an unknown bot (naming the valid ones), an unreadable checkpoint, a
 /// checkpoint trained with other rules, or an external command that cannot be run.

@@ -213,7 +213,7 @@ std::unique_ptr<lc::BatchBot> make_search_player(const std::string& spec, const 
   if (p.config.run.game != "lost_cities")
     throw InputError(fmt::format("search:{}: a {} checkpoint cannot play Lost Cities", path, p.config.run.game));
   if (!(p.config.rules == rules)) throw InputError(fmt::format("search:{}: the checkpoint was trained with other rules", path));
-  return std::make_unique<SearchBatchBot>(std::move(p), o, "search");
+  return std::make_unique<SearchBatchBot>(std::move(p), o, "search:" + spec);  // named as given, like checkpoint:PATH
 }
 
 }  // namespace cfr

@@ -31,7 +31,7 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
 /// The search player over a checkpoint's strategy network. Its RNG streams: deal j of game g's
 /// decision at move m is resampled from derive_seed(kSearchStream, g, m, j); the rollouts from that
 /// deal use derive_seed(kSearchStream + 1, g, m, j) for every candidate (common random numbers).
-/// At match end it prints its cost per decision to stderr.
+/// At match end it prints its cost per decision to stderr. Its name in reports is "search:SPEC".
 std::unique_ptr<lc::BatchBot> make_search_player(const std::string& spec, const lc::Rules& rules);
 inline constexpr std::uint64_t kSearchStream = 0x5345415243480000ULL;  // "SEARCH"
 

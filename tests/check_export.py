@@ -41,7 +41,8 @@ else:
         if e.returncode != 0:
             problems.append(f"cfr-eval {src} exited {e.returncode}: {e.stderr.strip()}")
         line = json.loads(e.stdout.strip().splitlines()[-1]) if e.stdout.strip() else {}
-        outs.append({k: v for k, v in line.items() if k not in ("seconds", "games_per_second")})
+        # the names ("checkpoint:SRC") and the checkpoint's path differ; the numbers must not
+        outs.append({k: v for k, v in line.items() if k not in ("seconds", "games_per_second", "bot0", "checkpoint")})
     print("run:  ", outs[0])
     print("model:", outs[1])
     key = "exploitability" if kuhn else "wins"
