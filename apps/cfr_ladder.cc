@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -97,6 +98,13 @@ int main(int argc, char** argv) {
     if (anchor_it == names.end())
       throw cfr::InputError(fmt::format("--anchor '{}' is not one of the players: {}", anchor, cfr::join_names(names)));
     const Rules rules = rules_json.empty() ? Rules{} : rules_from_json_text(rules_json, "--rules");
+    // External players' logs beside the ladder's files by default (else ExternalOptions' default:
+    // a folder of this process in the system's temporary directory; never the current directory).
+    for (const std::string& file : {json_path, svg_path}) {
+      if (!flags.external.log_dir.empty() || file.empty()) continue;
+      const std::filesystem::path dir = std::filesystem::absolute(file).parent_path();
+      if (std::filesystem::is_directory(dir)) flags.external.log_dir = dir.string();
+    }
     // Every player is built (checkpoints read and checked) before the first game.
 #ifdef CFR_ARENA_CHECKPOINTS
     std::vector<cfr::AnyPlayer> players;

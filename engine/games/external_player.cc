@@ -80,6 +80,13 @@ std::string external_log_name(std::string_view command) {
   return "external-" + s + ".log";
 }
 
+std::string default_player_log_dir() {
+  std::error_code ec;
+  std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+  if (ec) tmp = "/tmp";
+  return (tmp / fmt::format("cfr-player-logs-{}", ::getpid())).string();
+}
+
 std::string action_name(const State& s, int action) {
   const Rules& r = s.rules();
   const int me = s.current_player();
@@ -192,10 +199,19 @@ class ExternalPlayer final : public BatchBot {
         argv_(split_command(command)),
         rules_(rules),
         opts_(opts),
-        log_path_((std::filesystem::path(opts.log_dir) / external_log_name(command)).string()) {
+        log_path_((std::filesystem::path(opts.log_dir.empty() ? default_player_log_dir() : opts.log_dir) /
+                   external_log_name(command))
+                      .string()) {
     rules_.validate();
     if (!(opts.move_timeout_s > 0) || !(opts.start_timeout_s > 0))
       throw InputError(fmt::format("{}: the move and start timeouts must be > 0 seconds", name_));
+    if (opts.log_dir.empty()) {  // the default folder: made here, and said where (the user did not choose it)
+      const std::filesystem::path dir = std::filesystem::path(log_path_).parent_path();
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      if (ec) throw InputError(fmt::format("{}: cannot create its log folder {}: {}", name_, dir.string(), ec.message()));
+      std::cerr << fmt::format("{}: its stderr goes to {} (--player-logs DIR to choose the folder)\n", name_, log_path_);
+    }
     // A write to a player that exited must fail with EPIPE, not kill this process.
     std::signal(SIGPIPE, SIG_IGN);
     if (const std::string why = launch(); !why.empty()) throw InputError(fmt::format("{}: {}", name_, why));

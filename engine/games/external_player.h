@@ -4,7 +4,8 @@
 // bot does, as `external:COMMAND`.
 //
 // The command is split into an argument list (whitespace; '…' and "…" quote) and run directly, no
-// shell; its stderr is appended to LOG_DIR/external-<command>.log. The player follows every game
+// shell; its stderr is appended to LOG_DIR/external-<command>.log (ExternalOptions::log_dir; by
+// default a folder of this process under the system's temporary directory). The player follows every game
 // it sits in (start, the opponent's moves, end) and is asked for all of its pending decisions of a
 // round in one write, so a player may batch its own work across games. Faults (no answer within the
 // move timeout, a malformed or illegal answer, an exit or a crash, a player that stops reading)
@@ -29,8 +30,10 @@ struct ExternalOptions {
   double move_timeout_s = 10.0;
   /// The answer to the hello (a player's start-up, e.g. loading a network) is due within this.
   double start_timeout_s = 30.0;
-  /// The player's stderr is appended to LOG_DIR/external-<command, sanitised>.log.
-  std::string log_dir = ".";
+  /// The player's stderr is appended to LOG_DIR/external-<command, sanitised>.log. Empty: this
+  /// process's folder in the system's temporary directory (default_player_log_dir(), created when
+  /// the first player starts, and named on stderr then), never the current directory.
+  std::string log_dir;
   /// Longest answer line accepted (longer: the player is stopped, its games forfeited).
   std::size_t max_line_bytes = 1 << 20;
 };
@@ -42,6 +45,10 @@ std::vector<std::string> split_command(std::string_view command);
 /// The log file's name for a command: external-<command with every character outside
 /// [A-Za-z0-9._-] as '_', at most 80 characters>.log
 std::string external_log_name(std::string_view command);
+
+/// The players' log folder when ExternalOptions::log_dir is empty: TMPDIR/cfr-player-logs-<pid>
+/// (std::filesystem::temp_directory_path(): $TMPDIR, else /tmp). Not created here.
+std::string default_player_log_dir();
 
 /// A readable name of a legal action in s: "play c0:5", "discard c2:W", "draw deck", "take c3:4".
 std::string action_name(const State& s, int action);
