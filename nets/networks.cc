@@ -15,12 +15,14 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <sstream>
 #include <cstdlib>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "engine/core/errors.h"
+#include "engine/core/files.h"
 
 namespace cfr {
 
@@ -426,7 +428,12 @@ void NetworkSet::save(const std::string& path) const {
       root.write(fmt::format("ema_steps{}", k), torch::tensor({impl_->ema_steps[k]}, torch::kInt64));
     }
   }
-  root.save_to(path);
+  // Serialised in memory, then written with checked writes: LibTorch's file writer fails a full
+  // disk inside a destructor (std::terminate, exit 134); here it is an InputError naming the file
+  // and the reason (engine/core/files.h).
+  std::ostringstream bytes;
+  root.save_to(bytes);
+  write_file(path, bytes.view());
 }
 
 void NetworkSet::load(const std::string& path) {

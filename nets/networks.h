@@ -127,7 +127,8 @@ class NetworkSet {
   /// recipe), from a seed derived from (seed, net, iteration) so that runs and resumed runs agree.
   void reinitialize(int net, int iteration);
   /// Writes the training nets and optimiser states to `path` (a LibTorch archive; callers write
-  /// a temporary path and rename it).
+  /// a temporary path and rename it). InputError "<path>: cannot write: <strerror>" when the file
+  /// cannot be written whole (a full disk: "No space left on device").
   void save(const std::string& path) const;
   /// Loads what save() wrote and publishes it. Throws InputError naming the file and what does
   /// not match (e.g. a network of another shape).

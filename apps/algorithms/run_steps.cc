@@ -70,7 +70,13 @@ void write_checkpoint_dir(const NetworkSet& nets, const CheckpointWrite& w) {
   const fs::path tmp = dir / (".tmp-" + checkpoint_dir_name(w.iteration));
   fs::remove_all(tmp);
   fs::create_directories(tmp);
-  write_checkpoint_files(nets, tmp.string(), w);
+  try {
+    write_checkpoint_files(nets, tmp.string(), w);
+  } catch (...) {  // e.g. a full disk: the partial checkpoint goes (freeing its space); `latest` is untouched
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+    throw;
+  }
   const fs::path final_dir = dir / checkpoint_dir_name(w.iteration);
   fs::remove_all(final_dir);
   fs::rename(tmp, final_dir);
@@ -82,6 +88,7 @@ void write_checkpoint_dir(const NetworkSet& nets, const CheckpointWrite& w) {
 
 BotEvaluationResult evaluate_against_bots(Evaluator& policy, const LostCitiesTraversalGame& game, const BotEvaluation& e) {
   BotEvaluationResult out;
+  if (e.games <= 0) return out;  // evaluation.games = 0: nothing played, nothing reported
   auto me = make_strategy_batch_bot(policy, game, e.play);
   for (const auto& name : e.opponents) {
     auto bot = lc::make_bot(name, e.rules);

@@ -81,6 +81,8 @@ struct BotEvaluationResult {
   bool stopped = false;                              // a stop request ended it early
 };
 /// The network `policy` (logits over the actions) plays every opponent in batched matches.
+/// games = 0: nothing is played and the result is empty (no reports, no text), so that no
+/// evaluation is printed or written to metrics.jsonl as if it had happened.
 BotEvaluationResult evaluate_against_bots(Evaluator& policy, const LostCitiesTraversalGame& game, const BotEvaluation& e);
 
 }  // namespace cfr

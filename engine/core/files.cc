@@ -3,8 +3,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,18 +43,31 @@ void require_directory(const std::string& path, std::string_view what) {
   if (file_type(path, what) != S_IFDIR) throw InputError(fmt::format("{}: not a directory", prefix(what, path)));
 }
 
+void write_file(const std::string& path, std::string_view bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int e = n < 0 ? errno : ENOSPC;  // a write of 0 bytes: the device took nothing
+      ::close(fd);
+      throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(e)));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0)  // a filesystem may report a full disk only here
+    throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+}
+
 void write_file_atomic(const std::string& path, std::string_view text) {
   const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(fmt::format("{}: cannot write ({})", tmp, std::strerror(errno)));
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      std::remove(tmp.c_str());
-      throw InputError(fmt::format("{}: write failed", tmp));
-    }
+  try {
+    write_file(tmp, text);
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string why = std::strerror(errno);

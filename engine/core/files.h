@@ -14,9 +14,15 @@ void require_readable_file(const std::string& path, std::string_view what = {});
 /// The same for a directory that must exist (e.g. a run directory given to --resume).
 void require_directory(const std::string& path, std::string_view what = {});
 
+/// Writes `bytes` to `path` (created or truncated) with write(2), and closes it. Throws InputError
+/// "<path>: cannot write: <strerror>" (e.g. "No space left on device") when the file cannot be
+/// opened, written whole or closed; what was written of it is left for the caller to remove.
+void write_file(const std::string& path, std::string_view bytes);
+
 /// Writes `text` to `path` atomically: into `path`.tmp, flushed, then renamed over `path`. A
 /// file already at `path` stays whole until the rename. Throws InputError naming the file that
-/// could not be written or renamed (the temporary file is removed then).
+/// could not be written or renamed and why (strerror: a full disk says "No space left on
+/// device"); the temporary file is removed then.
 void write_file_atomic(const std::string& path, std::string_view text);
 
 }  // namespace cfr

@@ -1,10 +1,12 @@
 #include "apps/algorithms/deep_cfr/trainer.h"
 
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -572,7 +574,7 @@ class DeepCfrTrainer final : public Trainer {
                                       .max_steps = o_.eval_max_steps, .rules = o_.rules, .play = o_.eval_play, .stop = io_.stop});
       if (r.stopped) throw StepInterrupted{"evaluation"};
       iter_.eval_text += r.text;
-      m["evaluation"] = std::move(r.reports);
+      if (!r.reports.empty()) m["evaluation"] = std::move(r.reports);  // none when evaluation.games = 0
     }
     m["eval_seconds"] = since(t_eval);
   }
@@ -674,12 +676,15 @@ class DeepCfrTrainer final : public Trainer {
                       .previous_latest = L.latest_checkpoint};
     if (o_.include_memories)
       w.write_memories = [&L](const std::string& path) {
+        errno = 0;
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
         L.adv0.save(out);
         L.adv1.save(out);
         L.strat.save(out);
         out.close();
-        if (!out) throw InputError(fmt::format("{}: cannot write memories", path));
+        // errno is the failed write(2)'s (a full disk: ENOSPC, "No space left on device")
+        if (!out)
+          throw InputError(fmt::format("{}: cannot write memories: {}", path, errno != 0 ? std::strerror(errno) : "write error"));
       };
     write_checkpoint_dir(nets_, w);
     L.latest_checkpoint = iter_.it;

@@ -332,7 +332,7 @@ class MmdTrainer final : public Trainer {
                                       .max_steps = o_.eval_max_steps, .rules = o_.rules, .play = o_.eval_play, .stop = io_.stop});
       if (r.stopped) throw StepInterrupted{"evaluation"};
       eval_text_ = r.text;
-      mtr_["evaluation"] = std::move(r.reports);
+      if (!r.reports.empty()) mtr_["evaluation"] = std::move(r.reports);  // none when evaluation.games = 0
     }
     mtr_["eval_seconds"] = since(t0);
   }
