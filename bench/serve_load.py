@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""cfr-serve under load on loopback (docs/serve.md): GAMES concurrent games against OPPONENT (a
-checkpoint: its moves are batched across games on the server's mover thread), each played to its
-end by its own client thread with keep-alive HTTP (a random legal card, then the deck). Bounded:
-GAMES games, at most LIMIT seconds. Prints move latency p50/p90/p99/max, moves per second, the
-server's peak resident memory and its largest opponent batch.
+"""cfr-serve under load on loopback (docs/serve.md): GAMES concurrent games against OPPONENT (an
+id of GET /api/players, e.g. model:lost-cities-mmd: its moves are batched across games by the
+server's workers), each played to its end by its own client thread with keep-alive HTTP (a random
+legal card, then the deck). With --slow SPEC, SLOW_GAMES more clients play SPEC (given to the
+server as --opponent, e.g. a heavy search player) at the same time, and their latencies are
+reported on a row of their own: the others' p99 shows whether the slow opponent holds them.
+Bounded: the games, at most LIMIT seconds. Prints move latency p50/p90/p99/max, moves per second,
+the server's peak resident memory and its largest opponent batch.
 
-    bench/serve_load.py [--games 200] [--opponent checkpoint:RUN_DIR] [--limit 300] [--bin build/bin]
+    bench/serve_load.py [--games 200] [--opponent model:lost-cities-mmd] [--slow SPEC --slow-games 4]
+                        [--limit 300] [--bin build/bin]
 """
 import argparse
 import http.client
@@ -27,15 +31,20 @@ ap.add_argument("--opponent", default="heuristic_balanced")
 ap.add_argument("--limit", type=float, default=300)
 ap.add_argument("--bin", default="build/bin")
 ap.add_argument("--work", default="/tmp/cfr-serve-load")
+ap.add_argument("--slow", default=None, help="an --opponent spec for the server, played by --slow-games clients")
+ap.add_argument("--slow-games", type=int, default=4)
 a = ap.parse_args()
 os.makedirs(a.work, exist_ok=True)
 
+n_slow = a.slow_games if a.slow else 0
 latencies, errors, finished = [], [], [0]
+slow_latencies, slow_finished = [], [0]
+ends = {False: 0.0, True: 0.0}  # when each group's last client finished
 lock = threading.Lock()
-start_gate = threading.Barrier(a.games)
+start_gate = threading.Barrier(a.games + n_slow)
 
 
-def player(url, k, deadline):
+def player(url, k, deadline, opponent=None):
     host, port = url.split("//")[1].split(":")
     conn = http.client.HTTPConnection(host, int(port), timeout=120)
     rng = random.Random(k)
@@ -49,7 +58,7 @@ def player(url, k, deadline):
 
     try:
         start_gate.wait()
-        st, v, _ = call("POST", "/api/games", {"opponent": a.opponent, "seat": k % 2, "seed": 1000 + k})
+        st, v, _ = call("POST", "/api/games", {"opponent": opponent or a.opponent, "seat": k % 2, "seed": 1000 + k})
         if st != 201:
             raise RuntimeError(f"create: {st} {v}")
         mine = []
@@ -61,14 +70,18 @@ def player(url, k, deadline):
                 raise RuntimeError(f"move: {st} {v}")
             mine.append(dt)
         with lock:
-            latencies.extend(mine)
-            finished[0] += v["over"]
+            (slow_latencies if opponent else latencies).extend(mine)
+            (slow_finished if opponent else finished)[0] += v["over"]
+            ends[bool(opponent)] = max(ends[bool(opponent)], time.time())
     except Exception as e:  # noqa: BLE001
         with lock:
             errors.append(str(e))
 
 
-with Server(a.bin, a.work) as srv:
+extra = ["--max-games-per-client", str(a.games + n_slow + 10), "--max-games", str(a.games + n_slow + 10), "--move-budget", "60"]
+if a.slow:
+    extra += ["--opponent", a.slow]
+with Server(a.bin, a.work, extra=extra) as srv:
     pid = srv.proc.pid
     peak = [0]
     stop = threading.Event()
@@ -84,6 +97,7 @@ with Server(a.bin, a.work) as srv:
     sampler.start()
     deadline = time.time() + a.limit
     threads = [threading.Thread(target=player, args=(srv.url, k, deadline)) for k in range(a.games)]
+    threads += [threading.Thread(target=player, args=(srv.url, a.games + k, deadline, "extra:1")) for k in range(n_slow)]
     t0 = time.time()
     for t in threads:
         t.start()
@@ -97,8 +111,15 @@ with Server(a.bin, a.work) as srv:
 if errors:
     print(f"FAIL: {len(errors)} clients failed, e.g. {errors[0]}")
     sys.exit(1)
-q = statistics.quantiles(latencies, n=100)
 print(f"| games | opponent | finished | moves | wall (s) | moves/s | p50 (ms) | p90 (ms) | p99 (ms) | max (ms) | server peak RSS (MiB) | largest opponent batch |")
 print(f"| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-print(f"| {a.games} | {a.opponent} | {finished[0]} | {len(latencies)} | {wall:.1f} | {len(latencies) / wall:.0f} | "
-      f"{q[49] * 1e3:.1f} | {q[89] * 1e3:.1f} | {q[98] * 1e3:.1f} | {max(latencies) * 1e3:.1f} | {peak[0] / 1024:.0f} | {stats['largest_batch']} |")
+rows = [(a.games, a.opponent, finished[0], latencies, ends[False] - t0)]
+if a.slow:
+    rows.append((n_slow, f"{a.slow} (beside)", slow_finished[0], slow_latencies, ends[True] - t0))
+for games, opp, fin, lat, wall in rows:
+    if len(lat) < 2:
+        print(f"| {games} | {opp} | {fin} | {len(lat)} | {wall:.1f} | | | | | | {peak[0] / 1024:.0f} | {stats['largest_batch']} |")
+        continue
+    q = statistics.quantiles(lat, n=100)
+    print(f"| {games} | {opp} | {fin} | {len(lat)} | {wall:.1f} | {len(lat) / wall:.0f} | "
+          f"{q[49] * 1e3:.1f} | {q[89] * 1e3:.1f} | {q[98] * 1e3:.1f} | {max(lat) * 1e3:.1f} | {peak[0] / 1024:.0f} | {stats['largest_batch']} |")
