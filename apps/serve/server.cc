@@ -5,6 +5,7 @@
 #include <chrono>
 #include <csignal>
 #include <random>
+#include <set>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -134,6 +135,8 @@ auto async_work(std::function<void(GameRoom::Done)> submit, Token&& token) {
 constexpr std::string_view kTokenCookie = "cfr_serve_token";
 
 class Server {
+  struct Connection;
+
  public:
   explicit Server(const ServerOptions& opts)
       : opts_(opts),
@@ -235,14 +238,15 @@ class Server {
         co_await backoff.async_wait(kAwait);
         continue;
       }
-      if (connections_ >= max_connections_) {
+      if (connections_.size() >= max_connections_ && !evict_idle()) {
         asio::co_spawn(ioc_, refuse(std::move(socket)), asio::detached);
         continue;
       }
-      ++connections_;
+      auto conn = std::make_shared<Connection>();
+      connections_.insert(conn);
       // An exception escaping a connection ends that connection only, never the server.
-      asio::co_spawn(ioc_, session(std::move(socket)), [this](std::exception_ptr e) {
-        --connections_;
+      asio::co_spawn(ioc_, session(std::move(socket), conn), [this, conn](std::exception_ptr e) {
+        connections_.erase(conn);
         if (!e) return;
         try {
           std::rethrow_exception(e);
@@ -251,6 +255,21 @@ class Server {
         }
       });
     }
+  }
+
+  /// At the connection cap, the connection that has waited longest for its next request is
+  /// closed to make room (a browser opens another when it needs one): idle sockets cannot lock
+  /// anyone out. False when every connection is busy with a request.
+  bool evict_idle() {
+    std::shared_ptr<Connection> oldest;
+    for (const auto& c : connections_)
+      if (c->waiting && c->stream && (!oldest || c->since < oldest->since)) oldest = c;
+    if (!oldest) return false;
+    boost::system::error_code ignored;
+    oldest->stream->socket().close(ignored);
+    oldest->stream = nullptr;
+    ++evicted_connections_;
+    return true;
   }
 
   /// Over the connection cap: a short 503, then the connection closes.
@@ -266,18 +285,23 @@ class Server {
     stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
   }
 
-  asio::awaitable<void> session(tcp::socket socket) {
+  asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<Connection> conn) {
     boost::system::error_code aec;
     const auto remote = socket.remote_endpoint(aec);
     const std::string client = aec ? std::string("?") : remote.address().to_string();
     beast::tcp_stream stream(std::move(socket));
+    conn->stream = &stream;
     beast::flat_buffer buffer;
     for (;;) {
       http::request_parser<http::string_body> parser;
       parser.header_limit(16 * 1024);
       parser.body_limit(opts_.max_upload);
       stream.expires_after(std::chrono::seconds(opts_.request_timeout_s));
+      conn->waiting = true;
+      conn->since = std::chrono::steady_clock::now();
       auto [ec, n] = co_await http::async_read(stream, buffer, parser, kAwait);
+      conn->waiting = false;
+      if (!conn->stream) break;  // evicted while it waited
       if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::connection_reset) break;
       if (ec) {
         // A request the parser refuses (too large, malformed) is answered, then the connection closes.
@@ -293,6 +317,7 @@ class Server {
       const auto t0 = std::chrono::steady_clock::now();
       std::optional<Response> refused = guard(req);
       if (!refused && websocket::is_upgrade(req)) {
+        conn->stream = nullptr;  // a live feed is never evicted (it is a page a person watches)
         stream.expires_never();
         co_await websocket_session(std::move(stream), std::move(req));
         co_return;
@@ -312,6 +337,7 @@ class Server {
       auto [wec, wn] = co_await http::async_write(stream, res, kAwait);
       if (wec || !res.keep_alive()) break;
     }
+    conn->stream = nullptr;
     boost::system::error_code ignored;
     stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
   }
@@ -464,7 +490,8 @@ class Server {
                                     {"opponent_moves", st.opponent_moves}, {"rounds", st.rounds},
                                     {"largest_batch", st.largest_batch}, {"expired", st.expired}, {"evicted", st.evicted},
                                     {"over_budget", st.over_budget}, {"refused_client_limit", st.refused_client_limit},
-                                    {"refused_full", st.refused_full}, {"connections", connections_}});
+                                    {"refused_full", st.refused_full}, {"connections", connections_.size()},
+                                    {"evicted_connections", evicted_connections_}});
     }
     if (n == 2 && s[1] == "games") {
       if (!post) co_return error(405, "a game is created with POST");
@@ -629,7 +656,14 @@ class Server {
   unsigned short port_ = 0;
   std::string token_;  // beyond loopback: every request needs it
   std::size_t max_connections_ = 0;
-  std::size_t connections_ = 0;  // I/O thread only
+  // I/O thread only: the open connections (what evict_idle looks at).
+  struct Connection {
+    beast::tcp_stream* stream = nullptr;  // null once it ended, was evicted or became a live feed
+    bool waiting = false;                 // waiting for its next request
+    std::chrono::steady_clock::time_point since;
+  };
+  std::set<std::shared_ptr<Connection>> connections_;
+  long evicted_connections_ = 0;
   int uploads_ = 0;              // I/O thread only
 };
 
