@@ -56,6 +56,7 @@ std::string extra_label(const std::string& spec) {
   return fmt::format("{} {}", kind, fs::path(rest).filename().string());
 }
 
+#ifdef CFR_ARENA_CHECKPOINTS
 /// A shipped model's name for the page: its manifest's "label", else the folder's name.
 std::string model_label(const fs::path& dir) {
   std::ifstream in(dir / "manifest.json");
@@ -64,7 +65,6 @@ std::string model_label(const fs::path& dir) {
   return dir.filename().string() + " (shipped)";
 }
 
-#ifdef CFR_ARENA_CHECKPOINTS
 /// The hint: the network's move probabilities for the mover (one forward per hint).
 cfr::serve::HintFn make_hint(const std::string& path) {
   auto policy = std::make_shared<cfr::CheckpointPolicy>(cfr::load_checkpoint_policy(path));
