@@ -104,7 +104,7 @@ TEST_CASE("checkpoint meta.json with wrong types is an InputError, never another
   CHECK(refusal("{\"format\":").find("invalid JSON") != std::string::npos);
 }
 
-TEST_CASE("checkpoint memories round-trip; corrupt or truncated ones are refused and leave memories empty") {
+TEST_CASE("checkpoint memories round-trip, and corrupt or truncated ones are refused and leave memories empty") {
   ReservoirMemory a(8, 2, 2, 1), b(8, 2, 2, 2), s(8, 2, 2, 3);
   const float in[2] = {1, 2}, tg[2] = {3, 4};
   for (int i = 0; i < 20; ++i) {

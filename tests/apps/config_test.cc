@@ -67,7 +67,7 @@ TEST_CASE("configs/reference.toml keeps the reference's recipe") {
   CHECK(c.memory.advantage_capacity == 2'000'000);
 }
 
-TEST_CASE("each scheduler's options live in [scheduler.<name>]; the old shared keys name their new home") {
+TEST_CASE("each scheduler's options live in [scheduler.<name>] and the old shared keys name their new home") {
   Config c = parse_config("[traversal]\nscheduler = \"pooled\"\n[scheduler.pooled]\nthreads = 3\nwindow = 96\n", "t.toml");
   CHECK(c.scheduler_options["pooled"]["threads"] == 3);
   CHECK(c.scheduler_options["pooled"]["window"] == 96);

@@ -212,7 +212,7 @@ TEST_CASE("the scheduler registry lists the built-ins, rejects unknown names and
   CHECK(scheduler_options("no_such_scheduler").empty());
 }
 
-TEST_CASE("interleaved batches stay near the window; recursive batches are single requests") {
+TEST_CASE("interleaved batches stay near the window and recursive batches are single requests") {
   LostCitiesTraversalGame game;
   TraversalOptions opts;
   const TraversalJob job = make_job(game, opts, 300);

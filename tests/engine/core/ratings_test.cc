@@ -24,7 +24,7 @@ TEST_CASE("two players: the rating gap is 400·log10 of the score ratio, prior i
   CHECK(r[1].hi == 0.0);
 }
 
-TEST_CASE("three players in a consistent order are rated in that order; a sweep stays finite") {
+TEST_CASE("three players in a consistent order are rated in that order and a sweep stays finite") {
   const auto r = bradley_terry({"strong", "middle", "weak"},
                                {{.a = 0, .b = 1, .games = 100, .a_score = 70},
                                 {.a = 1, .b = 2, .games = 100, .a_score = 70},

@@ -100,7 +100,7 @@ class Recorder final : public BatchBot {
 };
 }  // namespace
 
-TEST_CASE("match events reach a batch player; a forfeit is a loss with its cause; stop_on_fault stops") {
+TEST_CASE("match events reach a batch player, a forfeit is a loss with its cause, stop_on_fault stops") {
   auto other = make_bot("heuristic_balanced", Rules{});
   Recorder rec(3);
   const MatchReport r = run_match_players({.batch = &rec}, {.bot = other.get()}, {.games = 10, .seed = 4}, 4);
