@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/core/errors.h"
+#include "engine/games/expert_bot.h"
 
 namespace cfr::lc {
 
@@ -374,7 +375,8 @@ HeuristicThresholds HeuristicThresholds::derive(const Rules& r, const HeuristicP
 
 std::vector<std::string> bot_names() {
   return {"random",           "discard_only",      "heuristic_balanced",
-          "heuristic_aggressive", "heuristic_cautious", "heuristic_noisy"};
+          "heuristic_aggressive", "heuristic_cautious", "heuristic_noisy",
+          "heuristic_expert"};
 }
 
 std::unique_ptr<Bot> make_bot(std::string_view name, const Rules& rules) {
@@ -389,6 +391,7 @@ std::unique_ptr<Bot> make_bot(std::string_view name, const Rules& rules) {
     return std::make_unique<HeuristicBot>(std::string(name), rules, HeuristicParams::cautious(), 0.0);
   if (name == "heuristic_noisy")
     return std::make_unique<HeuristicBot>(std::string(name), rules, HeuristicParams::balanced(), 0.15);
+  if (name == "heuristic_expert") return make_expert_bot(rules);
   throw InputError(fmt::format("unknown bot '{}'; valid bots: {}", name, join_names(bot_names())));
 }
 

@@ -66,7 +66,7 @@ struct HeuristicThresholds {
 std::vector<std::string> bot_names();
 
 /// Creates a bot by name: random, discard_only, heuristic_balanced, heuristic_aggressive,
-/// heuristic_cautious, heuristic_noisy. Throws InputError naming the valid choices otherwise.
+/// heuristic_cautious, heuristic_noisy, heuristic_expert (expert_bot.h). Throws InputError naming the valid choices otherwise.
 std::unique_ptr<Bot> make_bot(std::string_view name, const Rules& rules);
 
 /// A uniformly random legal action of s (the `random` bot's choice).

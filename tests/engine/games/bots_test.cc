@@ -267,3 +267,137 @@ TEST_CASE("a batched match plays the same games as run_match, many decisions per
   CHECK(b.timeouts == a.timeouts);
   CHECK(b.score0_sum == a.score0_sum);
 }
+
+// --- heuristic_expert (engine/games/expert_bot.h) ----------------------------------------------
+
+namespace {
+
+// A state built from a deck (public ids, top last) with the default rules, then the given moves.
+State expert_position(const std::vector<int>& top_cards, const std::vector<int>& moves) {
+  const Rules r;
+  // Every card id once (wagers n_handshakes times), the named cards moved to the top in order.
+  std::vector<int> deck;
+  for (int c = 0; c < r.n_colors; ++c)
+    for (int k = 0; k <= r.n_ranks; ++k)
+      for (int n = 0; n < (k == 0 ? r.n_handshakes : 1); ++n) deck.push_back(c * (r.n_ranks + 1) + k);
+  for (const int id : top_cards) {
+    const auto it = std::find(deck.begin(), deck.end(), id);
+    REQUIRE(it != deck.end());
+    deck.erase(it);
+    deck.push_back(id);
+  }
+  State s = State::from_deck(r, deck);
+  for (const int a : moves) s.apply_action(a);
+  return s;
+}
+
+// The top cards dealt as hands: hand0[i], hand1[i] alternate from the top of the deck.
+std::vector<int> deal_order(const std::vector<int>& hand0, const std::vector<int>& hand1, const std::vector<int>& then = {}) {
+  std::vector<int> top;  // listed bottom-most first; the last element is dealt first
+  for (auto it = then.rbegin(); it != then.rend(); ++it) top.push_back(*it);
+  for (int i = static_cast<int>(hand0.size()) - 1; i >= 0; --i) {
+    top.push_back(hand1[static_cast<std::size_t>(i)]);
+    top.push_back(hand0[static_cast<std::size_t>(i)]);
+  }
+  return top;
+}
+
+int id(int color, int face) { return color * 10 + (face == 0 ? 0 : face - 1); }  // default rules
+
+}  // namespace
+
+TEST_CASE("heuristic_expert does not discard a card the opponent can play on an open expedition") {
+  // Seat 1 opens color 0 with a 2; seat 0 then holds the 10 of color 0 among cards dead for
+  // nobody's purposes and must discard one of them: never the 10 of color 0.
+  const std::vector<int> h0 = {id(0, 10), id(1, 3), id(1, 4), id(2, 2), id(3, 5), id(4, 3), id(4, 4), id(2, 3)};
+  const std::vector<int> h1 = {id(0, 2), id(0, 3), id(1, 9), id(2, 9), id(3, 9), id(4, 9), id(1, 10), id(2, 10)};
+  const Rules r;
+  // Seat 0 discards slot 5 (c4:3), draws; seat 1 plays c0:2 (slot 0), draws.
+  State s = expert_position(deal_order(h0, h1), {11, r.draw_deck_action(), 0, r.draw_deck_action()});
+  REQUIRE(s.current_player() == 0);
+  REQUIRE(s.expedition(1, 0).last_rank == 1);
+  REQUIRE(s.playable(1, Card::make(0, 9)));
+  auto bot = make_bot("heuristic_expert", r);
+  Rng rng(0);
+  const int a = bot->choose_action(s, rng);
+  const int slot = a / 2;
+  CHECK_FALSE((a % 2 == 1 && s.hand_card(0, slot) == Card::make(0, 9)));
+}
+
+TEST_CASE("heuristic_expert does not open a new expedition late in the game without support") {
+  // Late game (6 cards left, both sides have only discarded): where no color's numerics in hand
+  // add up to 14, nothing can reach the 20 an expedition costs in the three turns left, so the
+  // expert discards.
+  const Rules r;
+  State s = State::deal(r, 0);
+  auto discard_only = make_bot("discard_only", r);
+  Rng rng(0);
+  int checked = 0;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    s = State::deal(r, seed);
+    while (!s.is_terminal() && s.deck_size() > 6) s.apply_action(discard_only->choose_action(s, rng));
+    if (s.is_terminal() || s.phase() != Phase::kCard) continue;
+    const int p = s.current_player();
+    int per_color[kMaxColors] = {};
+    for (int i = 0; i < s.hand_size(p); ++i)
+      per_color[s.hand_card(p, i).color()] += r.face(s.hand_card(p, i).rank());
+    if (*std::max_element(per_color, per_color + r.n_colors) >= 14) continue;
+    auto bot = make_bot("heuristic_expert", r);
+    const int a = bot->choose_action(s, rng);
+    INFO("seed ", seed, " action ", a, "\n", s.to_string());
+    CHECK(a % 2 == 1);  // a discard: nothing is open, so any play would open an expedition
+    ++checked;
+  }
+  CHECK(checked >= 3);
+}
+
+TEST_CASE("heuristic_expert draws a discard that extends its own expedition") {
+  // Seat 0 opens color 0 with its 2 and 3 and holds more of it; seat 1 discards the 4 of color 0.
+  // Seat 0 then plays and must take the 4 back from pile 0 rather than draw from the deck.
+  const std::vector<int> h0 = {id(0, 2), id(0, 3), id(0, 6), id(0, 8), id(1, 9), id(2, 9), id(3, 9), id(4, 9)};
+  const std::vector<int> h1 = {id(0, 4), id(1, 2), id(2, 2), id(3, 2), id(4, 2), id(1, 3), id(2, 3), id(3, 3)};
+  const Rules r;
+  State s = expert_position(deal_order(h0, h1), {0, r.draw_deck_action(), 1, r.draw_deck_action()});
+  REQUIRE(s.current_player() == 0);
+  REQUIRE(s.pile_size(0) == 1);
+  REQUIRE(s.pile_top(0) == Card::make(0, 3));
+  auto bot = make_bot("heuristic_expert", r);
+  Rng rng(0);
+  const int card = bot->choose_action(s, rng);
+  s.apply_action(card);
+  REQUIRE(s.phase() == Phase::kDraw);
+  if (s.pending_color() != 0) CHECK(bot->choose_action(s, rng) == r.pile_action(0));
+}
+
+TEST_CASE("heuristic_expert is deterministic and every move is legal, on every rule set tried") {
+  for (const Rules& r : {Rules{}, Rules{.n_colors = 3, .n_ranks = 6, .n_handshakes = 2, .hand_size = 5},
+                         Rules{.n_colors = 2, .n_ranks = 4, .n_handshakes = 0, .hand_size = 2},
+                         Rules{.n_colors = 8, .n_ranks = 12, .n_handshakes = 4, .hand_size = 12, .bonus_threshold = 3}}) {
+    for (const char* opp : {"heuristic_expert", "random", "heuristic_balanced"}) {
+      std::vector<int> first_run;
+      for (int run = 0; run < 2; ++run) {
+        auto e = make_bot("heuristic_expert", r);
+        auto o = make_bot(opp, r);
+        std::vector<int> actions;
+        for (int g = 0; g < 30; ++g) {
+          State s = State::deal(r, static_cast<std::uint64_t>(g));
+          Rng r0(static_cast<std::uint64_t>(run + 1)), r1(7);
+          int step = 0;
+          for (; step < 20000 && !s.is_terminal(); ++step) {
+            const bool mine = s.current_player() == g % 2;
+            const int a = mine ? e->choose_action(s, r0) : o->choose_action(s, r1);
+            INFO(opp, " game ", g, " step ", step);
+            REQUIRE(cfr::mask_has(s.legal_mask(), a));
+            if (mine) actions.push_back(a);
+            s.apply_action(a);
+          }
+          CHECK(s.is_terminal());  // the expert stops prolonging after 3·deck_size draws
+        }
+        if (run == 0)
+          first_run = actions;
+        else
+          CHECK(actions == first_run);  // same states, other RNG seeds: the same moves
+      }
+    }
+  }
+}
