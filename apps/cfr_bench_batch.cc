@@ -121,8 +121,8 @@ int main(int argc, char** argv) {
     const std::vector<int> batches = parse_batches(batches_text);
     cfr::configure_torch_threads(threads);
     const auto [W, A] = cfr::game_widths(cfg);
-    // The algorithm's first network (Deep CFR's advantage net: the shape every traversal query has).
-    cfr::NetworkSet nets(cfr::deep_cfr_networks(W, A),
+    // The selected algorithm's first network (Deep CFR's advantage net: the shape every traversal query has).
+    cfr::NetworkSet nets(cfr::find_algorithm(cfg.algorithm.name).networks(W, A),
                          {.hidden_size = cfg.network.hidden_size, .num_layers = cfg.network.num_layers,
                           .activation = cfg.network.activation, .device = cfg.run.device,
                           .invariant_chunk = cfg.network.invariant_chunk},

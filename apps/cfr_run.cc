@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
     std::atomic<bool> stop{false};
     const cfr::StopSignals signals(stop, "cfr-run", "the latest checkpoint is intact");
     const bool learner = !dist || dist->learner();
-    const int done = cfr::run_deep_cfr(cfg, {.run_dir = run_dir, .resume = !resume.empty(),
+    const int done = cfr::run_training(cfg, {.run_dir = run_dir, .resume = !resume.empty(),
                                              .allow_training_changes = allow_training_changes, .stop = &stop,
                                              .progress = learner && isatty(2) != 0, .dist = dist.get()});
     if (learner)

@@ -5,7 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "apps/algorithms/algorithms.h"
+#include "apps/algorithms/deep_cfr/networks.h"
+#include "apps/algorithms/registry.h"
 #include "apps/algorithms/deep_cfr/evaluation.h"
 #include "apps/algorithms/snapshots.h"
 #include "apps/algorithms/run_steps.h"
@@ -24,7 +25,7 @@ namespace cfr {
 struct LoadedCheckpoint {
   std::unique_ptr<NetworkSet> nets;
   LostCitiesTraversalGame game;
-  int playing = kStrategyNet;  // the set's network that plays (playing_network of its algorithm)
+  int playing = kStrategyNet;  // the set's network that plays (AlgorithmInfo::playing_network)
 };
 
 void forward_states(Evaluator& net, const LostCitiesTraversalGame& game, std::span<const lc::State* const> states,
@@ -173,14 +174,14 @@ std::unique_ptr<lc::BatchBot> make_snapshot_player(const std::string& run_dir, c
   if (!(config.rules == rules))
     throw InputError(fmt::format("snapshots:{}: the run was trained with other Lost Cities rules", run_dir));
   const auto [W, A] = game_widths(config);
-  const Algorithm algorithm = algorithm_from_name(config.algorithm.name);
-  if (algorithm == Algorithm::kMmd)
-    throw InputError(fmt::format("snapshots:{}: snapshots are Single Deep CFR's (regret networks); an mmd run plays as "
-                                 "checkpoint:{}", run_dir, run_dir));
+  const AlgorithmInfo algorithm = find_algorithm(config.algorithm.name);
+  if (!algorithm.advantage_snapshots)
+    throw InputError(fmt::format("snapshots:{}: snapshots are Single Deep CFR's (regret networks); a run of algorithm {} "
+                                 "plays as checkpoint:{}", run_dir, algorithm.name, run_dir));
   const auto snapshots = list_snapshots(run_dir);
   if (snapshots.empty())
     throw InputError(fmt::format("snapshots:{}: no snapshots (train with checkpoint.keep_snapshots = true)", run_dir));
-  const NetworkSpecs all = algorithm_networks(algorithm, W, A);
+  const NetworkSpecs all = algorithm.networks(W, A);
   auto nets = std::make_unique<NetworkSet>(
       NetworkSpecs(all.begin(), all.begin() + 2),
       NetworkConfig{.hidden_size = config.network.hidden_size, .num_layers = config.network.num_layers,
@@ -226,9 +227,9 @@ CheckpointPolicy load_checkpoint_dir(const std::string& ck) {
   p.config = load_config(config.string());
   const auto [W, A] = game_widths(p.config);
   p.state = std::make_shared<LoadedCheckpoint>();
-  const Algorithm algorithm = algorithm_from_name(p.config.algorithm.name);
-  NetworkSpecs specs = algorithm_networks(algorithm, W, A);
-  p.state->playing = playing_network(algorithm);
+  const AlgorithmInfo algorithm = find_algorithm(p.config.algorithm.name);
+  NetworkSpecs specs = algorithm.networks(W, A);
+  p.state->playing = algorithm.playing_network;
   const std::string meta = (fs::path(ck) / "meta.json").string();
   const std::string meta_text = read_text_file(meta);
   if (exported_policy_meta(meta_text)) {  // export_policy: the network that plays, alone

@@ -123,39 +123,6 @@ std::vector<ConfigField> fields(Config& c) {
       choice_field("network", "activation", c.network.activation, {"relu", "tanh", "gelu"}, "hidden activation"),
       int_field("network", "invariant_chunk", c.network.invariant_chunk, 0, 4096,
                 "0 = forward whole batches (fast); N = forward in chunks of exactly N rows so outputs do not depend on batching (identical samples across schedulers and processes; 8 with OpenBLAS)"),
-      choice_field("algorithm", "name", c.algorithm.name, {"deep_cfr", "escher", "mmd"},
-                   "training algorithm: deep_cfr (Brown et al. 2019), escher (McAleer et al. 2023: a history value network gives every action's regret, the traverser samples from a fixed policy, no importance weights) or mmd (Sokota et al. 2022: self-play policy gradient with a KL pull toward a magnet policy that moves)"),
-      int_field("mmd", "rollouts_per_iteration", c.mmd.rollouts_per_iteration, 1, 100'000'000, "mmd: self-play games per iteration"),
-      int_field("mmd", "epochs", c.mmd.epochs, 1, 1000, "mmd: passes of the policy and value training over an iteration's samples"),
-      int_field("mmd", "batch_size", c.mmd.batch_size, 1, kMaxRows, "mmd: batch of a policy or value step"),
-      real_field("mmd", "clip", c.mmd.clip, 1e-6, 10, "mmd: the ratio pi/pi_behaviour is clipped to 1 +- clip in the surrogate (PPO)"),
-      real_field("mmd", "magnet_weight", c.mmd.magnet_weight, 0, 1e6, "mmd: weight alpha of KL(pi || magnet)"),
-      int_field("mmd", "magnet_every", c.mmd.magnet_every, 0, 100'000'000, "mmd: iterations between moves of the magnet to the current policy (0 = never)"),
-      real_field("mmd", "entropy_weight", c.mmd.entropy_weight, 0, 1e6, "mmd: entropy bonus (a KL pull toward the uniform policy: MMD's fixed magnet)"),
-      bool_field("mmd", "normalize_advantages", c.mmd.normalize_advantages,
-                 "mmd: standardise the advantages over each batch (the magnet and entropy weights are then relative to advantages of unit scale)"),
-      real_field("mmd", "reward_scale", c.mmd.reward_scale, 1e-9, 1e9, "mmd: a game's reward is its return / reward_scale"),
-      real_field("mmd", "gae_lambda", c.mmd.gae_lambda, 0, 1, "mmd: lambda of generalised advantage estimation (1 = Monte-Carlo return minus the value baseline)"),
-      int_field("mmd", "max_actions", c.mmd.max_actions, 0, 100'000'000, "mmd: actions before a rollout is cut off and valued by traversal.cutoff_value_mode (0 = none)"),
-      choice_field("mmd", "bot", c.mmd.bot, {}, "mmd: the bot of bot_share and bc_weight (lost_cities)"),
-      real_field("mmd", "bc_weight", c.mmd.bc_weight, 0, 1e6, "mmd: weight of the cross-entropy toward mmd.bot's moves (behaviour cloning) at iteration 1"),
-      int_field("mmd", "bc_fade_iterations", c.mmd.bc_fade_iterations, 0, 100'000'000, "mmd: the cloning weight falls linearly to 0 at this iteration (0 = it never fades)"),
-      real_field("mmd", "bot_share", c.mmd.bot_share, 0, 1, "mmd: share of rollouts whose second seat is mmd.bot"),
-      real_field("mmd", "snapshot_share", c.mmd.snapshot_share, 0, 1, "mmd: share of rollouts whose second seat is a past snapshot of the policy"),
-      int_field("mmd", "snapshot_every", c.mmd.snapshot_every, 1, 100'000'000, "mmd: iterations between snapshots of the policy kept as opponents"),
-      int_field("mmd", "snapshots_kept", c.mmd.snapshots_kept, 1, 100'000, "mmd: the newest snapshots an opponent is drawn from"),
-      int_field("mmd", "capacity", c.mmd.capacity, 1, kBig, "mmd: samples an iteration keeps (a reservoir beyond)"),
-      int_field("escher", "value_traversals", c.escher.value_traversals, 1, 100'000'000, "escher: value trajectories per iteration"),
-      real_field("escher", "sampling_epsilon", c.escher.sampling_epsilon, 0, 1,
-                 "escher: the traverser samples from sampling_epsilon * uniform + (1 - sampling_epsilon) * its current policy (1 = uniform: the fixed sampling policy of the paper)"),
-      real_field("escher", "value_epsilon", c.escher.value_epsilon, 0, 1, "escher: exploration (uniform share) of the value trajectories"),
-      choice_field("escher", "value_target", c.escher.value_target, {"return", "importance_weighted"},
-                   "escher: a value sample's target: the return of the rest of its trajectory, or that return importance-weighted by sigma/q over the later decisions (unbiased for the unexplored profile)"),
-      real_field("escher", "value_clip", c.escher.value_clip, 0, 1e12, "escher: clip of importance-weighted value targets (0 = none)"),
-      int_field("escher", "value_updates_per_iteration", c.escher.value_updates_per_iteration, 0, 100'000'000, "escher: steps of the value net"),
-      int_field("escher", "value_batch_size", c.escher.value_batch_size, 1, kMaxRows, "escher: batch of a value step"),
-      int_field("escher", "value_capacity", c.escher.value_capacity, 1, kBig, "escher: samples in the value memory (emptied every iteration)"),
-      bool_field("escher", "reinitialize_value", c.escher.reinitialize_value, "escher: re-initialise the value net every iteration"),
       int_field("traversal", "traversals_per_player", t.traversals_per_player, 1, 100'000'000, "traversals per player per iteration"),
       choice_field("traversal", "algorithm", t.algorithm, {"outcome_sampling", "external_sampling"}, "traversal kind (external sampling is for small games)"),
       int_field("traversal", "max_nodes_per_traversal", t.max_nodes_per_traversal, 0, 1'000'000'000, "node cap (0 = none)"),
@@ -211,6 +178,32 @@ std::vector<ConfigField> fields(Config& c) {
       real_field("distributed", "timeout_seconds", c.distributed.timeout_seconds, 0.1, 1e7,
                  "mpirun runs: a traversal rank that sends nothing this long ends the run, naming it"),
   };
+  // [algorithm] name and [<algorithm>]: what each registered algorithm declares
+  // (apps/algorithms/registry.h), after [network] as they always were.
+  register_builtin_algorithms();
+  {
+    std::vector<ConfigField> a;
+    const auto names = algorithm_names();
+    std::string help = "training algorithm: ";
+    for (std::size_t i = 0; i < names.size(); ++i)
+      help += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + find_algorithm(names[i]).description;
+    a.push_back(choice_field("algorithm", "name", c.algorithm.name, names, help));
+    for (const auto& name : names)
+      for (const auto& option : find_algorithm(name).options) {
+        OptionValue& ref = c.algorithm_options[name].values.try_emplace(option.name, option.default_value).first->second;
+        const std::string h = name + ": " + option.help;
+        if (auto* i = std::get_if<std::int64_t>(&ref))
+          a.push_back(int_field(name, option.name, *i, static_cast<std::int64_t>(option.min), static_cast<std::int64_t>(option.max), h));
+        else if (auto* r = std::get_if<double>(&ref))
+          a.push_back(real_field(name, option.name, *r, option.min, option.max, h));
+        else if (auto* b = std::get_if<bool>(&ref))
+          a.push_back(bool_field(name, option.name, *b, h));
+        else
+          a.push_back(choice_field(name, option.name, std::get<std::string>(ref), option.choices, h));
+      }
+    const auto after_network = std::find_if(f.begin(), f.end(), [](const ConfigField& x) { return x.section == "traversal"; });
+    f.insert(after_network, std::make_move_iterator(a.begin()), std::make_move_iterator(a.end()));
+  }
   // [scheduler.<name>]: what each registered scheduler declares (sched/scheduler.h).
   register_builtin_schedulers();
   for (const auto& name : scheduler_names())
@@ -395,31 +388,8 @@ void validate(const Config& c) {
                                  origin("traversal.cutoff_value_mode")));
   if (c.traversal.opponent_policy == "bot" && c.run.game != "lost_cities")
     throw InputError(fmt::format("{}: traversal.opponent_policy = 'bot' needs run.game = 'lost_cities'", where));
-  if (c.algorithm.name == "escher" && c.traversal.algorithm != "outcome_sampling")
-    throw InputError(fmt::format("{}: traversal.algorithm = '{}' is Deep CFR's; algorithm.name = 'escher' samples its own "
-                                 "trajectories (its keys are in [escher])", origin("traversal.algorithm"), c.traversal.algorithm));
-  if (c.algorithm.name == "escher" && c.traversal.opponent_policy != "average_strategy")
-    throw InputError(fmt::format("{}: traversal.opponent_policy = '{}' is Deep CFR's; with algorithm.name = 'escher' the "
-                                 "opponent plays its current policy", origin("traversal.opponent_policy"), c.traversal.opponent_policy));
-  if (std::find(bots.begin(), bots.end(), c.mmd.bot) == bots.end())  // checked whatever the algorithm, as opponent_bot
-    throw InputError(fmt::format("{}: mmd.bot = '{}'; valid bots: {}", origin("mmd.bot"), c.mmd.bot, join_names(bots)));
-  if (c.algorithm.name == "mmd") {
-    for (const auto& [key, value] : {std::pair{"mmd.bc_weight", c.mmd.bc_weight}, std::pair{"mmd.bot_share", c.mmd.bot_share}})
-      if (value > 0 && c.run.game != "lost_cities")
-        throw InputError(fmt::format("{}: {} = {}: mmd.bc_weight and mmd.bot_share need a game with bots (run.game = "
-                                     "'lost_cities'); this run's game is '{}'", origin(key), key, value, c.run.game));
-    if (c.mmd.bot_share + c.mmd.snapshot_share > 1)
-      throw InputError(fmt::format("{}: mmd.bot_share + mmd.snapshot_share = {} + {} (at most 1)", origin("mmd.snapshot_share"),
-                                   c.mmd.bot_share, c.mmd.snapshot_share));
-    if (c.mmd.max_actions == 0 && c.run.game == "lost_cities")
-      throw InputError(fmt::format("{}: mmd.max_actions = 0 (no cap) on lost_cities: games can loop (drawing and "
-                                   "discarding) and a rollout would never end; set a cap such as 1000",
-                                   origin("mmd.max_actions")));
-    if (c.optimization.ema_decay > 0)
-      throw InputError(fmt::format("{}: optimization.ema_decay = {}: MMD's policy gradient needs the policy that played "
-                                   "its rollouts to be the one it trains (no weight average); set it to 0",
-                                   origin("optimization.ema_decay"), c.optimization.ema_decay));
-  }
+  register_builtin_algorithms();
+  if (const auto algorithm = find_algorithm(c.algorithm.name); algorithm.validate) algorithm.validate(c, origin);
   if (c.traversal.algorithm == "external_sampling" && !is_enumerable(c.run.game))
     throw InputError(fmt::format("{}: traversal.algorithm = 'external_sampling' is for small games (kuhn, leduc)", where));
 }

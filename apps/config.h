@@ -1,6 +1,7 @@
 #pragma once
 // cfr-run's configuration: TOML sections as in deep-cfr.md §4. One field list (fields()) drives
-// parsing, validation, defaults, --print-config and --set overrides; an unknown section or key, a
+// parsing, validation, defaults, --print-config and --set overrides; the [<algorithm>] and
+// [scheduler.<name>] sections come from what each registered algorithm and scheduler declares; an unknown section or key, a
 // wrong type or an out-of-range value is an InputError naming the file, the line, the key and the
 // valid choices.
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "apps/algorithms/registry.h"
 #include "engine/games/lost_cities.h"
 
 namespace cfr {
@@ -48,45 +50,9 @@ struct TraversalSection {
   std::string scheduler = "interleaved";  // its options: Config::scheduler_options
   int parallel_shares = 1;  // a phase without concurrent training split over this many threads
 };
-/// [algorithm]: which training algorithm (apps/algorithms/algorithms.h).
+/// [algorithm]: which training algorithm (a registered one: apps/algorithms/registry.h).
 struct AlgorithmSection {
-  std::string name = "deep_cfr";  // deep_cfr | escher | mmd
-};
-/// [mmd]: MMD self-play's own keys (engine/traversal/mmd.h, docs/mmd.md; its learning rate,
-/// weight decay and gradient clip are optimization.*).
-struct MmdSection {
-  int rollouts_per_iteration = 256;
-  int epochs = 4;
-  int batch_size = 1024;
-  double clip = 0.2;
-  double magnet_weight = 0.05;
-  int magnet_every = 20;
-  double entropy_weight = 0;
-  bool normalize_advantages = false;
-  double reward_scale = 1;
-  double gae_lambda = 0.95;
-  int max_actions = 1000;
-  std::string bot = "heuristic_balanced";
-  double bc_weight = 0;
-  int bc_fade_iterations = 0;
-  double bot_share = 0;
-  double snapshot_share = 0;
-  int snapshot_every = 10;
-  int snapshots_kept = 20;
-  std::int64_t capacity = 1'000'000;
-};
-/// [escher]: ESCHER's own keys (engine/traversal/escher.h; its regret, strategy and memory keys
-/// are Deep CFR's: traversal.*, optimization.advantage_* / strategy_*, memory.*).
-struct EscherSection {
-  int value_traversals = 1000;         // value trajectories per iteration
-  double sampling_epsilon = 1.0;       // the traverser's sampling policy: ε·uniform + (1 − ε)·σ (1 = uniform, fixed)
-  double value_epsilon = 0.05;         // exploration of the value trajectories
-  std::string value_target = "return"; // return | importance_weighted
-  double value_clip = 500;             // clip of importance-weighted targets (0 = none)
-  int value_updates_per_iteration = 300;
-  int value_batch_size = 512;
-  std::int64_t value_capacity = 1'000'000;  // the value memory (emptied every iteration)
-  bool reinitialize_value = false;     // re-initialise the value network every iteration
+  std::string name = "deep_cfr";
 };
 struct OptimizationSection {
   int advantage_updates_per_iteration = 512;
@@ -134,8 +100,9 @@ struct Config {
   lc::EncodingOptions encoding;
   NetworkSection network;
   AlgorithmSection algorithm;
-  EscherSection escher;
-  MmdSection mmd;
+  /// [<algorithm>]: each registered algorithm's own options (AlgorithmInfo::options), by
+  /// algorithm; fields() fills in the declared defaults. Only algorithm.name's are used.
+  std::map<std::string, AlgorithmSettings> algorithm_options;
   TraversalSection traversal;
   std::string all_negative_fallback = "argmax";  // [regret_matching]
   std::string weighting_mode = "lcfr";           // [training_weighting] mode

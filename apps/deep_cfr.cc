@@ -9,12 +9,14 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/algorithms/deep_cfr/run_files.h"
-#include "apps/algorithms/deep_cfr/trainer.h"
-#include "apps/algorithms/mmd/trainer.h"
+#include "apps/algorithms/registry.h"
+#include "apps/algorithms/trainer.h"
+#include "apps/algorithms/trainers.h"
 #include "apps/checkpoint_format.h"
 #include "apps/distributed.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
+#include "engine/core/resources.h"
 #include "engine/games/games.h"
 #include "engine/traversal/traversal_games.h"
 #include "nets/networks.h"
@@ -23,130 +25,20 @@ namespace cfr {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-/// The selected scheduler's options, from [scheduler.<name>] (make_scheduler fills in the
-/// declared defaults of any not there).
-SchedulerOptions scheduler_options_of(const Config& c) {
-  SchedulerOptions o;
-  if (const auto it = c.scheduler_options.find(c.traversal.scheduler); it != c.scheduler_options.end())
-    for (const auto& [key, value] : it->second) o.set(key, value);
-  return o;
+void check_memories_fit(const Config& cfg, int W, int A, const std::string& where) {
+  if (!cfg.memory.check_ram) return;
+  const AlgorithmInfo algorithm = find_algorithm(cfg.algorithm.name);
+  if (!algorithm.memory) return;
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  const MemoryNeed need = algorithm.memory(cfg, W, A);
+  const MemoryLimit limit = memory_limit();
+  if (limit.bytes > 0 && need.bytes > 0.9 * limit.bytes)
+    throw InputError(fmt::format("{}: memory: {} {:.1f} GiB when full ({}), more than 90% of the {:.1f} GiB this process may "
+                                 "use ({}); {} (or set memory.check_ram = false)",
+                                 where, need.what, need.bytes / kGiB, need.detail, limit.bytes / kGiB, limit.source, need.fix));
 }
 
-/// MMD's own options, from [mmd] (its cut-off value is traversal.cutoff_value_mode's).
-MmdOptions mmd_options(const Config& c) {
-  const auto& m = c.mmd;
-  return {.rollouts_per_iteration = m.rollouts_per_iteration,
-          .rollout = {.reward_scale = m.reward_scale, .gae_lambda = m.gae_lambda, .bot_share = m.bot_share,
-                      .snapshot_share = m.snapshot_share, .bc_targets = m.bc_weight > 0, .max_actions = m.max_actions,
-                      .magnet = m.magnet_weight > 0,
-                      .cutoff = c.traversal.cutoff_value_mode == "score_diff" ? CutoffValue::kScoreDiff
-                                : c.traversal.cutoff_value_mode == "zero"     ? CutoffValue::kZero
-                                                                              : CutoffValue::kBotRollout},
-          .epochs = m.epochs,
-          .batch_size = m.batch_size,
-          .terms = {.clip = m.clip, .magnet_weight = m.magnet_weight, .bc_weight = m.bc_weight, .entropy_weight = m.entropy_weight,
-                    .normalize_advantage = m.normalize_advantages},
-          .magnet_every = m.magnet_every,
-          .bc_weight = m.bc_weight,
-          .bc_fade_iterations = m.bc_fade_iterations,
-          .snapshot_every = m.snapshot_every,
-          .snapshots_kept = m.snapshots_kept,
-          .capacity = m.capacity,
-          .bot = m.bot};
-}
-
-}  // namespace
-
-DeepCfrOptions deep_cfr_options(const Config& c) {
-  const auto& t = c.traversal;
-  const auto& op = c.optimization;
-  const bool linear = c.weighting_mode == "lcfr";
-  const TrainConfig base{.learning_rate = op.learning_rate, .weight_decay = op.weight_decay, .grad_clip = op.grad_clip,
-                         .linear_weighting = linear, .ema_decay = op.ema_decay};
-  TrainConfig adv = base, strat = base;
-  adv.updates = op.advantage_updates_per_iteration;
-  adv.batch_size = op.advantage_batch_size;
-  adv.target_scale = op.advantage_target_scale;
-  strat.updates = op.strategy_updates_per_iteration;
-  strat.batch_size = op.strategy_batch_size;
-  TrainConfig value = base;  // the value memory holds one iteration's samples: no weighting
-  value.updates = c.escher.value_updates_per_iteration;
-  value.batch_size = c.escher.value_batch_size;
-  value.linear_weighting = false;
-  const auto& e = c.escher;
-  return {
-      .algorithm = algorithm_from_name(c.algorithm.name),
-      .seed = static_cast<std::uint64_t>(c.run.seed),
-      .max_iterations = c.run.max_iterations,
-      .max_minutes = c.run.max_minutes,
-      .torch_threads = c.run.torch_threads,
-      .experiment_name = c.run.experiment_name,
-      .shape = checkpoint_shape(c),
-      .network = {.hidden_size = c.network.hidden_size, .num_layers = c.network.num_layers,
-                  .activation = c.network.activation, .device = c.run.device, .device_index = 0,
-                  .invariant_chunk = c.network.invariant_chunk},
-      .traversals_per_player = t.traversals_per_player,
-      .traversal = {.kind = t.algorithm == "external_sampling" ? TraversalKind::kExternalSampling : TraversalKind::kOutcomeSampling,
-                    .epsilon = t.outcome_sampling_epsilon,
-                    .prob_floor = t.probability_floor,
-                    .value_clip = t.outcome_sampling_value_clip,
-                    .unsampled = t.outcome_unsampled_regret == "zero" ? UnsampledRegret::kZero : UnsampledRegret::kNegativeNodeValue,
-                    .max_nodes = t.max_nodes_per_traversal,
-                    .cutoff = t.cutoff_value_mode == "score_diff" ? CutoffValue::kScoreDiff
-                              : t.cutoff_value_mode == "zero"     ? CutoffValue::kZero
-                                                                  : CutoffValue::kBotRollout,
-                    .opponent = t.opponent_policy == "average_strategy" ? OpponentPolicy::kAverageStrategy
-                                : t.opponent_policy == "network"        ? OpponentPolicy::kNetwork
-                                                                        : OpponentPolicy::kBot,
-                    .fallback = c.all_negative_fallback == "argmax" ? RmFallback::kArgmax : RmFallback::kUniform,
-                    .rm_epsilon = t.regret_matching_epsilon},
-      .update_order = t.update_order == "alternating" ? UpdateOrder::kAlternating : UpdateOrder::kSimultaneous,
-      .scheduler = t.scheduler,
-      .scheduler_options = scheduler_options_of(c),
-      .parallel_shares = t.parallel_shares,
-      .escher = {.sampling_epsilon = e.sampling_epsilon,
-                 .value_epsilon = e.value_epsilon,
-                 .value_target = e.value_target == "importance_weighted" ? EscherValueTarget::kImportanceWeighted
-                                                                         : EscherValueTarget::kReturn,
-                 .value_clip = e.value_clip,
-                 .max_nodes = t.max_nodes_per_traversal,
-                 .cutoff = t.cutoff_value_mode == "score_diff" ? CutoffValue::kScoreDiff
-                           : t.cutoff_value_mode == "zero"     ? CutoffValue::kZero
-                                                               : CutoffValue::kBotRollout,
-                 .fallback = c.all_negative_fallback == "argmax" ? RmFallback::kArgmax : RmFallback::kUniform,
-                 .rm_epsilon = t.regret_matching_epsilon},
-      .value_traversals = e.value_traversals,
-      .value_training = value,
-      .value_capacity = e.value_capacity,
-      .reinitialize_value = e.reinitialize_value,
-      .mmd = mmd_options(c),
-      .advantage_training = adv,
-      .strategy_training = strat,
-      .learning_rate_decay_iterations = op.learning_rate_decay_iterations,
-      .reinitialize_advantage = op.reinitialize_advantage,
-      .linear_weighting = linear,
-      .nonfinite = op.nonfinite_policy == "stop" ? NonfinitePolicy::kStop : NonfinitePolicy::kSkip,
-      .advantage_capacity = c.memory.advantage_capacity,
-      .strategy_capacity = c.memory.strategy_capacity,
-      .pipe = {.capacity_blocks = c.memory.sample_pipe_blocks, .block_samples = c.memory.sample_block_samples},
-      .check_ram = c.memory.check_ram,
-      .merge_duplicates = c.memory.merge_duplicates,
-      .eval_every = c.evaluation.eval_every,
-      .eval_games = c.evaluation.games,
-      .eval_opponents = c.evaluation.opponents,
-      .eval_play = c.evaluation.play == "sampled" ? PlayMode::kSampled : PlayMode::kGreedy,
-      .eval_max_steps = c.evaluation.max_steps,
-      .rules = c.rules,
-      .save_every = c.checkpoint.save_every,
-      .include_memories = c.checkpoint.include_memories,
-      .keep_snapshots = c.checkpoint.keep_snapshots,
-      .distributed_timeout_seconds = c.distributed.timeout_seconds,
-  };
-}
-
-void apply_test_faults(DeepCfrOptions& o, const char* spec) {
+void apply_test_faults(RunOptions& o, const char* spec) {
   if (spec == nullptr || *spec == '\0') return;
   const std::string text(spec);
   std::size_t at = 0;
@@ -203,7 +95,7 @@ ResumeReport compare_resume(Config& cfg, Config& trained_with, bool memories, in
 
 /// The learner (or a single process): prepares the run directory, restores a resumed run's
 /// latest checkpoint and says what the resume is, then trains.
-int learn(Trainer& trainer, Config& cfg, const RunOptions& opts, const std::string& config_toml) {
+int learn(Trainer& trainer, Config& cfg, const DriverOptions& opts, const std::string& config_toml) {
   const fs::path run_dir(opts.run_dir);
   if (!opts.resume && fs::exists(run_dir / "metrics.jsonl"))
     throw InputError(fmt::format("run directory {} already holds a run (metrics.jsonl); choose another --run-dir "
@@ -248,34 +140,41 @@ int learn(Trainer& trainer, Config& cfg, const RunOptions& opts, const std::stri
 }  // namespace
 
 GameSettings game_settings(const Config& cfg) {
-  if (cfg.algorithm.name == "mmd")  // mmd.bot: the opponent of bot_share, the teacher of bc_weight, the cut-off rollouts
-    return {.rules = cfg.rules, .encoding = cfg.encoding,
-            .opponent_bot = cfg.mmd.bc_weight > 0 || cfg.mmd.bot_share > 0 || cfg.traversal.cutoff_value_mode == "bot_rollout"
-                                ? cfg.mmd.bot
-                                : std::string()};
+  const AlgorithmInfo algorithm = find_algorithm(cfg.algorithm.name);
   return {.rules = cfg.rules, .encoding = cfg.encoding,
-          .opponent_bot = cfg.traversal.opponent_policy == "bot" || cfg.traversal.cutoff_value_mode == "bot_rollout"
+          .opponent_bot = algorithm.opponent_bot ? algorithm.opponent_bot(cfg)
+                          : cfg.traversal.opponent_policy == "bot" || cfg.traversal.cutoff_value_mode == "bot_rollout"
                               ? cfg.traversal.opponent_bot
                               : std::string()};
 }
 
 std::pair<int, int> game_widths(const Config& cfg) { return traversal_widths(cfg.run.game, game_settings(cfg)); }
 
-int run_deep_cfr(Config& cfg, const RunOptions& opts) {
+int run_training(Config& cfg, const DriverOptions& opts) {
+  register_builtin_trainers();
   validate(cfg);
-  DeepCfrOptions options = deep_cfr_options(cfg);
-  apply_test_faults(options, std::getenv(kTestFaultsVariable));
+  const AlgorithmInfo algorithm = find_algorithm(cfg.algorithm.name);
+  if (opts.dist != nullptr && !algorithm.distributed) {
+    std::vector<std::string> distributed;
+    for (const auto& name : algorithm_names())
+      if (find_algorithm(name).distributed) distributed.push_back(name);
+    throw InputError(fmt::format("algorithm.name = '{}' runs in one process: a distributed run (mpirun) is for {} only",
+                                 algorithm.name, join_names(distributed)));
+  }
+  if (algorithm.make_trainer == nullptr)
+    throw std::logic_error("algorithm '" + algorithm.name + "' has no trainer registered in this program");
+  RunOptions run = run_options(cfg);
+  apply_test_faults(run, std::getenv(kTestFaultsVariable));
   const bool learner = opts.dist == nullptr || opts.dist->learner();
   if (learner) {
     const auto [W, A] = game_widths(cfg);
-    check_memories_fit(options, W, A, cfg.source);
+    check_memories_fit(cfg, W, A, cfg.source);
   }
   const std::string config_toml = to_toml(cfg);
   // The networks exist (a bad device is refused) before the run directory is touched.
   const TrainerIo io{.run_dir = opts.run_dir, .config_toml = config_toml, .stop = opts.stop, .progress = opts.progress,
                      .dist = opts.dist};
-  auto trainer = options.algorithm == Algorithm::kMmd ? make_mmd_trainer(options, io, game_settings(cfg))
-                                                      : make_deep_cfr_trainer(options, io, game_settings(cfg));
+  auto trainer = algorithm.make_trainer({.config = cfg, .algorithm = algorithm, .run = run, .io = io, .game = game_settings(cfg)});
   if (!learner) return trainer->serve_learner();
   return learn(*trainer, cfg, opts, config_toml);
 }

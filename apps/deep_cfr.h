@@ -1,13 +1,13 @@
 #pragma once
-// cfr-run's driver of the Deep CFR trainer (apps/algorithms/deep_cfr): typed options from the
-// config, the run directory (config.toml, parts/), what a resume continues from and whether it
-// is exact, the game adapter, and the process's role in a distributed run.
+// cfr-run's driver of a training algorithm (apps/algorithms/registry.h: the one that
+// [algorithm] name selects): the shared typed options from the config, the memory check, the run
+// directory (config.toml, parts/), what a resume continues from and whether it is exact, the
+// game adapter's settings, and the process's role in a distributed run.
 #include <atomic>
 #include <string>
 #include <utility>
 
-#include "apps/algorithms/deep_cfr/networks.h"
-#include "apps/algorithms/deep_cfr/options.h"
+#include "apps/algorithms/run/options.h"
 #include "apps/config.h"
 #include "engine/traversal/traversal_games.h"
 
@@ -15,7 +15,7 @@ namespace cfr {
 
 class Distributed;
 
-struct RunOptions {
+struct DriverOptions {
   std::string run_dir;              // created if missing
   bool resume = false;              // continue the run in run_dir from its latest checkpoint
   bool allow_training_changes = false;  // resume with other values of training keys (not the same run)
@@ -24,21 +24,24 @@ struct RunOptions {
   Distributed* dist = nullptr;      // an MPI job of ≥ 2 processes (apps/distributed.h), else null
 };
 
-/// The typed options of a config (the config's choices become enums here, once).
-DeepCfrOptions deep_cfr_options(const Config& cfg);
-
 /// The tests' seam for fault injection (never a config key): CFR_TEST_FAULTS =
 /// "nonfinite_target_iteration=N,nonfinite_weights_iteration=M" (either or both) sets the
 /// options' fault fields; anything else there is an InputError naming the variable.
 inline constexpr const char* kTestFaultsVariable = "CFR_TEST_FAULTS";
-void apply_test_faults(DeepCfrOptions& options, const char* spec);
-/// The game settings of a config (what the registered game's traversal adapter is made from).
+void apply_test_faults(RunOptions& options, const char* spec);
+/// The game settings of a config (what the registered game's traversal adapter is made from;
+/// its bot is the selected algorithm's AlgorithmInfo::opponent_bot).
 GameSettings game_settings(const Config& cfg);
 /// Input width of the configured game's encoding and its number of actions.
 std::pair<int, int> game_widths(const Config& cfg);
+/// Refuses, before anything is written, memories of the selected algorithm (AlgorithmInfo::memory)
+/// that cannot fit in the memory this process may use (physical RAM, or a smaller cgroup limit)
+/// when full. `where` names the config.
+void check_memories_fit(const Config& cfg, int input_width, int num_actions, const std::string& where);
 
-/// Runs the whole training (or resumes it) in this process's role; returns the last completed
-/// iteration (a traversal rank: the iterations it served).
-int run_deep_cfr(Config& cfg, const RunOptions& opts);
+/// Runs the whole training (or resumes it) of the algorithm algorithm.name in this process's
+/// role; returns the last completed iteration (a traversal rank: the iterations it served). The
+/// algorithm's trainer factory must be registered (register_builtin_trainers, or a test's own).
+int run_training(Config& cfg, const DriverOptions& opts);
 
 }  // namespace cfr

@@ -43,42 +43,6 @@ namespace cfr {
 
 namespace fs = std::filesystem;
 
-void check_memories_fit(const DeepCfrOptions& o, int W, int A, const std::string& where) {
-  if (!o.check_ram) return;
-  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-  if (o.algorithm == Algorithm::kMmd) {  // one iteration's policy samples (W → 4·A + 1) and value samples (W → 1)
-    const double per = static_cast<double>(ReservoirMemory::bytes_per_sample(W, mmd_target_width(A)) +
-                                           ReservoirMemory::bytes_per_sample(W, 1));
-    const double need = per * static_cast<double>(o.mmd.capacity);
-    const MemoryLimit limit = memory_limit();
-    if (limit.bytes > 0 && need > 0.9 * limit.bytes)
-      throw InputError(fmt::format("{}: memory: mmd.capacity = {} needs {:.1f} GiB when full ({} bytes per sample), more "
-                                   "than 90% of the {:.1f} GiB this process may use ({}); lower it (or set "
-                                   "memory.check_ram = false)",
-                                   where, o.mmd.capacity, need / kGiB, static_cast<std::int64_t>(per), limit.bytes / kGiB,
-                                   limit.source));
-    return;
-  }
-  // With merge_duplicates each memory has a view keeping a few bytes per slot (its rows, a copy
-  // per distinct input, are what merging is for: few where it pays; see the run's warning).
-  const double per = static_cast<double>(ReservoirMemory::bytes_per_sample(W, A) +
-                                         (o.merge_duplicates ? MergedSamples::kBytesPerSlot : 0));
-  double need = per * (2.0 * static_cast<double>(o.advantage_capacity) + static_cast<double>(o.strategy_capacity));
-  if (o.algorithm == Algorithm::kEscher)  // the value memory: history inputs (2·W), never merged
-    need += static_cast<double>(ReservoirMemory::bytes_per_sample(2 * W, A)) * static_cast<double>(o.value_capacity);
-  const MemoryLimit limit = memory_limit();
-  if (limit.bytes > 0 && need > 0.9 * limit.bytes)
-    throw InputError(fmt::format(
-        "{}: memory: advantage_capacity = {} and strategy_capacity = {}{} need {:.1f} GiB when full (2 × {} + {} samples × {} "
-        "bytes of {} → {} floats{}), more than 90% of the {:.1f} GiB this process may use ({}); lower the capacities (or "
-        "set memory.check_ram = false)",
-        where, o.advantage_capacity, o.strategy_capacity,
-        o.algorithm == Algorithm::kEscher ? fmt::format(" and escher.value_capacity = {}", o.value_capacity) : "",
-        need / kGiB, o.advantage_capacity, o.strategy_capacity, static_cast<std::int64_t>(per), W, A,
-        o.algorithm == Algorithm::kEscher ? fmt::format(", + {} value samples of {} floats", o.value_capacity, 2 * W) : "",
-        limit.bytes / kGiB, limit.source));
-}
-
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -112,12 +76,12 @@ std::int64_t insert_finite(ReservoirMemory& mem, const SampleBuffer& b, bool poi
 
 /// The learner's own state: memories, the trainer thread and the run directory's files.
 struct LearnerState {
-  LearnerState(const DeepCfrOptions& o, int W, int A)
-      : adv0(o.advantage_capacity, W, A, derive_seed(o.seed, kAdvantageMemoryStream, 0)),
-        adv1(o.advantage_capacity, W, A, derive_seed(o.seed, kAdvantageMemoryStream, 1)),
-        strat(o.strategy_capacity, W, A, derive_seed(o.seed, kStrategyMemoryStream)),
-        train_rng(derive_seed(o.seed, kTrainerStream)) {
-    if (o.algorithm == Algorithm::kEscher) value.emplace(o.value_capacity, 2 * W, A, derive_seed(o.seed, kValueMemoryStream));
+  LearnerState(std::uint64_t seed, const DeepCfrOptions& o, int W, int A)
+      : adv0(o.advantage_capacity, W, A, derive_seed(seed, kAdvantageMemoryStream, 0)),
+        adv1(o.advantage_capacity, W, A, derive_seed(seed, kAdvantageMemoryStream, 1)),
+        strat(o.strategy_capacity, W, A, derive_seed(seed, kStrategyMemoryStream)),
+        train_rng(derive_seed(seed, kTrainerStream)) {
+    if (o.escher) value.emplace(o.escher->value_capacity, 2 * W, A, derive_seed(seed, kValueMemoryStream));
   }
   ReservoirMemory& advantage(int p) { return p == 0 ? adv0 : adv1; }
 
@@ -162,19 +126,17 @@ struct IterationState {
 template <TraversalAdapter G>
 class DeepCfrTrainer final : public Trainer {
  public:
-  DeepCfrTrainer(const DeepCfrOptions& o, const TrainerIo& io, G game)
-      : o_(o), io_(io), game_(std::move(game)), W_(game_.input_width()), A_(game_.num_actions()),
-        nets_(algorithm_networks(o.algorithm, W_, A_), network_for_this_process(), o.seed),
-        scheduler_(make_scheduler(o.scheduler, o.scheduler_options)) {
-    if (escher() && io.dist != nullptr)
-      throw InputError("algorithm.name = 'escher' runs in one process: a distributed run (mpirun) is Deep CFR's only");
-    configure_torch_threads(o.torch_threads);
+  /// `specs`: the registration's network set for this game (Deep CFR's three, ESCHER's four).
+  DeepCfrTrainer(const RunOptions& run, const DeepCfrOptions& o, const NetworkSpecs& specs, const TrainerIo& io, G game)
+      : run_(run), o_(o), io_(io), game_(std::move(game)), W_(game_.input_width()), A_(game_.num_actions()),
+        nets_(specs, network_for_this_process(), run.seed), scheduler_(make_scheduler(run.scheduler, run.scheduler_options)) {
+    configure_torch_threads(run.torch_threads);
     adv_train_ = o.advantage_training;
     strat_train_ = o.strategy_training;
-    value_train_ = o.value_training;
+    if (o.escher) value_train_ = o.escher->value_training;
     adv_train_.stop = strat_train_.stop = value_train_.stop = io.stop;  // seen between training steps too
     if (learner()) {
-      learner_.emplace(o, W_, A_);
+      learner_.emplace(run.seed, o, W_, A_);
       // A distributed learner does not traverse: its share count stays 1. Each share reads its
       // own replica of the published networks.
       const int shares = std::max(1, std::min(io.dist != nullptr ? 1 : o.parallel_shares, o.traversals_per_player));
@@ -182,16 +144,16 @@ class DeepCfrTrainer final : public Trainer {
       std::vector<std::vector<Evaluator*>> evaluators;
       for (int k = 0; k < shares; ++k) evaluators.push_back(nets_.evaluators(k));
       shares_.emplace(std::move(evaluators), o.traversals_per_player, *scheduler_,
-                      [this] { return make_scheduler(o_.scheduler, o_.scheduler_options); },
+                      [this] { return make_scheduler(run_.scheduler, run_.scheduler_options); },
                       [this](int it, int p, TraversalShare s) { return phase_job(it, p, s); });
-      if constexpr (EnumerableGame<typename G::State>) tree_.emplace(build_game_tree(o.shape.game));
+      if constexpr (EnumerableGame<typename G::State>) tree_.emplace(build_game_tree(run.shape.game));
     }
   }
 
   int restore(const std::string& ck) override {
     CFR_CHECK(learner_.has_value(), "restore on a traversal rank");
     auto& L = *learner_;
-    const CheckpointMeta meta = read_checkpoint_meta(ck, o_.shape, nets_.specs());
+    const CheckpointMeta meta = read_checkpoint_meta(ck, run_.shape, nets_.specs());
     nets_.load((fs::path(ck) / "nets.pt").string());
     L.train_rng.set_state(meta.train_rng);
     if (meta.memories) {
@@ -210,16 +172,16 @@ class DeepCfrTrainer final : public Trainer {
     L.log.open(io_.run_dir + "/log.txt", std::ios::app);
     say(fmt::format("cfr-run: {} on {} — {} iterations × {} traversals per player; networks {}×{} ({} parameters each); "
                     "scheduler {} ({}); run dir {}",
-                    o_.experiment_name, o_.shape.game, o_.max_iterations, o_.traversals_per_player, o_.network.num_layers,
-                    o_.network.hidden_size, nets_.parameters(0), o_.scheduler, o_.scheduler_options.describe(), io_.run_dir));
+                    run_.experiment_name, run_.shape.game, run_.max_iterations, o_.traversals_per_player, run_.network.num_layers,
+                    run_.network.hidden_size, nets_.parameters(0), run_.scheduler, run_.scheduler_options.describe(), io_.run_dir));
     if (!note.empty()) say(note);
     L.first = first;
     L.latest_checkpoint = first - 1;
     if (o_.keep_snapshots) restore_snapshots(first - 1);
     L.started = Clock::now();
     const int done = run_iterations({.first = first,
-                                     .last = o_.max_iterations,
-                                     .max_minutes = o_.max_minutes,
+                                     .last = run_.max_iterations,
+                                     .max_minutes = run_.max_minutes,
                                      .started = L.started,
                                      .stop = io_.stop,
                                      .say = [this](const std::string& line) { say(line); },
@@ -253,7 +215,7 @@ class DeepCfrTrainer final : public Trainer {
       for (int p = 0; p < 2; ++p) {
         if (p == 1 && o_.update_order == UpdateOrder::kAlternating) receive_weights(weights);
         const TraversalShare share = traversal_share(o_.traversals_per_player, dist.rank(), dist.size());
-        SamplePipe pipe(W_, A_, o_.pipe, [&](const SampleBlock& b) { dist.send_block(b, share.first); });
+        SamplePipe pipe(W_, A_, run_.pipe, [&](const SampleBlock& b) { dist.send_block(b, share.first); });
         const RunStats st = scheduler_->run(phase_job(it, p, share), nets_.evaluators(), pipe, nullptr);
         pipe.flush();
         dist.send_phase_end(st);
@@ -271,7 +233,7 @@ class DeepCfrTrainer final : public Trainer {
   /// With run.device = "cuda", each rank of a host takes its own GPU: its local rank modulo the
   /// host's GPUs (the learner, local rank 0 on its host, takes GPU 0).
   NetworkConfig network_for_this_process() const {
-    NetworkConfig n = o_.network;
+    NetworkConfig n = run_.network;
     if (io_.dist != nullptr && !io_.dist->learner())
       for (const char* var : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
         if (const char* v = std::getenv(var)) {
@@ -282,20 +244,20 @@ class DeepCfrTrainer final : public Trainer {
   }
 
   TraversalJob phase_job(int it, int player, TraversalShare share) const {
-    return {.iteration = it, .traverser = player, .num_traversals = share.count, .first_index = share.first, .seed = o_.seed,
+    return {.iteration = it, .traverser = player, .num_traversals = share.count, .first_index = share.first, .seed = run_.seed,
             .input_width = W_, .output_width = A_,
             .start = [this](TraversalContext& ctx) {
-              return escher() ? escher_regret_traversal(ctx, game_, o_.escher) : traverse(ctx, game_, o_.traversal);
+              return escher() ? escher_regret_traversal(ctx, game_, o_.escher->traversal) : traverse(ctx, game_, o_.traversal);
             }};
   }
   /// ESCHER's value trajectories of iteration `it`: their own RNG streams (job seed
   /// derive_seed(seed, kValueTrajectoryStream, it)), history inputs (2·W).
   TraversalJob value_job(int it) const {
-    return {.iteration = it, .traverser = 0, .num_traversals = o_.value_traversals, .first_index = 0,
-            .seed = derive_seed(o_.seed, kValueTrajectoryStream, static_cast<std::uint64_t>(it)), .input_width = 2 * W_,
-            .output_width = A_, .start = [this](TraversalContext& ctx) { return escher_value_traversal(ctx, game_, o_.escher); }};
+    return {.iteration = it, .traverser = 0, .num_traversals = o_.escher->value_traversals, .first_index = 0,
+            .seed = derive_seed(run_.seed, kValueTrajectoryStream, static_cast<std::uint64_t>(it)), .input_width = 2 * W_,
+            .output_width = A_, .start = [this](TraversalContext& ctx) { return escher_value_traversal(ctx, game_, o_.escher->traversal); }};
   }
-  bool escher() const noexcept { return o_.algorithm == Algorithm::kEscher; }
+  bool escher() const noexcept { return o_.escher.has_value(); }
 
   void say(const std::string& line) {
     std::printf("%s\n", line.c_str());
@@ -331,13 +293,13 @@ class DeepCfrTrainer final : public Trainer {
     if (!extra.is_null()) iter_.m.update(extra);
     iter_.net_rng = {Rng(L.train_rng()), Rng(L.train_rng()), Rng(L.train_rng()), Rng()};
     if (escher()) iter_.net_rng[kValueNet] = Rng(L.train_rng());
-    if (o_.learning_rate_decay_iterations > 0) {
+    if (run_.learning_rate_decay_iterations > 0) {
       const double lr = o_.advantage_training.learning_rate /
-                        std::sqrt(1.0 + (it - 1) / static_cast<double>(o_.learning_rate_decay_iterations));
+                        std::sqrt(1.0 + (it - 1) / static_cast<double>(run_.learning_rate_decay_iterations));
       adv_train_.learning_rate = strat_train_.learning_rate = value_train_.learning_rate = lr;
       iter_.m["learning_rate"] = lr;
     }
-    if (it == o_.nonfinite_weights_iteration) nets_.inject_nonfinite_weights(advantage_net(0));
+    if (it == run_.nonfinite_weights_iteration) nets_.inject_nonfinite_weights(advantage_net(0));
     if (io_.dist != nullptr) announce_iteration();
   }
 
@@ -347,9 +309,9 @@ class DeepCfrTrainer final : public Trainer {
   void value_step() {
     auto& L = *learner_;
     auto& mem = *L.value;
-    mem.reset(derive_seed(o_.seed, kValueMemoryStream, static_cast<std::uint64_t>(iter_.it)));
+    mem.reset(derive_seed(run_.seed, kValueMemoryStream, static_cast<std::uint64_t>(iter_.it)));
     const auto t_phase = Clock::now();
-    SamplePipe pipe(2 * W_, A_, o_.pipe, [&](const SampleBlock& b) {
+    SamplePipe pipe(2 * W_, A_, run_.pipe, [&](const SampleBlock& b) {
       iter_.digest_value.add(b.advantage);
       iter_.dropped[kValueNet] += insert_finite(mem, b.advantage, false);
     });
@@ -362,7 +324,7 @@ class DeepCfrTrainer final : public Trainer {
     iter_.batch.merge(st.batch);
     if (st.stopped) throw StepInterrupted{"value trajectories"};
     const auto t_train = Clock::now();
-    if (o_.reinitialize_value) nets_.reinitialize(kValueNet, iter_.it);
+    if (o_.escher->reinitialize_value) nets_.reinitialize(kValueNet, iter_.it);
     iter_.ts[kValueNet] = nets_.train(kValueNet, mem, iter_.it, value_train_, iter_.net_rng[kValueNet]);
     if (iter_.ts[kValueNet].stopped) throw StepInterrupted{"value training"};
     nets_.publish(kValueNet);
@@ -370,7 +332,7 @@ class DeepCfrTrainer final : public Trainer {
     if constexpr (EnumerableGame<typename G::State>) {
       if (evaluation_iteration()) {  // the value net against the exact q of the profile it evaluates
         const ValueError e = value_error(game_, nets_.evaluator(kAdvantageNet0), nets_.evaluator(kAdvantageNet1),
-                                         nets_.evaluator(kValueNet), o_.escher);
+                                         nets_.evaluator(kValueNet), o_.escher->traversal);
         iter_.m["value_error"] = {{"mean_abs_error", e.mean_abs_error}, {"mean_abs_q", e.mean_abs_q},
                                   {"regret_error", e.regret_error}, {"mean_abs_regret", e.mean_abs_regret}};
         iter_.eval_text += fmt::format("  value error {:.3f} (|q| {:.3f}; regret error {:.3f}, |r| {:.3f})", e.mean_abs_error,
@@ -379,7 +341,7 @@ class DeepCfrTrainer final : public Trainer {
     }
   }
   bool evaluation_iteration() const {
-    return (o_.eval_every > 0 && iter_.it % o_.eval_every == 0) || iter_.it == o_.max_iterations;
+    return (run_.eval_every > 0 && iter_.it % run_.eval_every == 0) || iter_.it == run_.max_iterations;
   }
 
   /// Player p's traversal phase: local shares, or the traversal ranks' samples in rank order.
@@ -401,7 +363,7 @@ class DeepCfrTrainer final : public Trainer {
     auto consume = [&](const SampleBlock& b) {
       iter_.digest_adv.add(b.advantage);
       iter_.digest_strat.add(b.strategy);
-      const bool poison = iter_.it == o_.nonfinite_target_iteration && p == 0 && !iter_.poisoned && b.advantage.size() > 0;
+      const bool poison = iter_.it == run_.nonfinite_target_iteration && p == 0 && !iter_.poisoned && b.advantage.size() > 0;
       iter_.poisoned = iter_.poisoned || poison;
       iter_.dropped[static_cast<std::size_t>(p)] += insert_finite(L.advantage(p), b.advantage, poison);
       iter_.dropped[kStrategyNet] += insert_finite(L.strat, b.strategy, false);
@@ -410,16 +372,16 @@ class DeepCfrTrainer final : public Trainer {
         const int n = b.last_traversal + 1, total = o_.traversals_per_player;
         const double rate = n / std::max(1e-9, since(t_phase));
         std::fprintf(stderr, "\r  iteration %d/%d  player %d  [%-30s] %d/%d traversals  %.0f/s  phase ETA %.0fs   ", iter_.it,
-                     o_.max_iterations, p, std::string(static_cast<std::size_t>(30 * n / total), '#').c_str(), n, total,
+                     run_.max_iterations, p, std::string(static_cast<std::size_t>(30 * n / total), '#').c_str(), n, total,
                      rate, (total - n) / std::max(rate, 1e-9));
       }
     };
     RunStats st;
     if (io_.dist != nullptr) {
-      st = io_.dist->receive_phase(W_, A_, consume, o_.distributed_timeout_seconds,
+      st = io_.dist->receive_phase(W_, A_, consume, run_.distributed_timeout_seconds,
                                    fmt::format("iteration {}, player {}", iter_.it, p));
     } else {
-      SamplePipe pipe(W_, A_, o_.pipe, consume);
+      SamplePipe pipe(W_, A_, run_.pipe, consume);
       st = shares_->run(iter_.it, p, pipe, io_.stop);
       pipe.flush();
     }
@@ -528,7 +490,7 @@ class DeepCfrTrainer final : public Trainer {
     trim_snapshots(io_.run_dir, last);
     if (!tree_ || last == 0) return;
     NetworkSpecs two(nets_.specs().begin(), nets_.specs().begin() + 2);
-    NetworkSet snap(two, o_.network, o_.seed);
+    NetworkSet snap(two, run_.network, run_.seed);
     for (const auto& [it, path] : list_snapshots(io_.run_dir)) {
       snap.set_published_weights(read_snapshot(path, snapshot_floats()));
       add_snapshot_policy(*tree_, snap.evaluator(0), snap.evaluator(1), snapshot_weight(it), o_.traversal.fallback,
@@ -569,9 +531,9 @@ class DeepCfrTrainer final : public Trainer {
       }
     } else if constexpr (std::is_same_v<G, LostCitiesTraversalGame>) {
       auto r = evaluate_against_bots(nets_.evaluator(kStrategyNet), game_,
-                                     {.opponents = o_.eval_opponents, .games = o_.eval_games,
-                                      .seed = derive_seed(o_.seed, kEvaluationStream, static_cast<std::uint64_t>(it)),
-                                      .max_steps = o_.eval_max_steps, .rules = o_.rules, .play = o_.eval_play, .stop = io_.stop});
+                                     {.opponents = run_.eval_opponents, .games = run_.eval_games,
+                                      .seed = derive_seed(run_.seed, kEvaluationStream, static_cast<std::uint64_t>(it)),
+                                      .max_steps = run_.eval_max_steps, .rules = run_.rules, .play = run_.eval_play, .stop = io_.stop});
       if (r.stopped) throw StepInterrupted{"evaluation"};
       iter_.eval_text += r.text;
       if (!r.reports.empty()) m["evaluation"] = std::move(r.reports);  // none when evaluation.games = 0
@@ -659,7 +621,7 @@ class DeepCfrTrainer final : public Trainer {
   void check_numeric_faults() {
     if (iter_.fault_report.empty()) return;
     say(fmt::format("cfr-run: iteration {}: {}", iter_.it, iter_.fault_report));
-    if (iter_.weights_bad || o_.nonfinite == NonfinitePolicy::kStop)
+    if (iter_.weights_bad || run_.nonfinite == NonfinitePolicy::kStop)
       throw NumericError(fmt::format(
           "iteration {}: {}; {}; the last checkpoint is iteration {} (resume with --resume {})", iter_.it, iter_.fault_report,
           iter_.weights_bad ? "non-finite weights cannot be skipped" : "optimization.nonfinite_policy = 'stop'",
@@ -671,10 +633,10 @@ class DeepCfrTrainer final : public Trainer {
   /// boundaries.
   void write_checkpoint() {
     auto& L = *learner_;
-    CheckpointWrite w{.run_dir = io_.run_dir, .iteration = iter_.it, .config_toml = io_.config_toml, .shape = o_.shape,
-                      .train_rng = L.train_rng.state(), .write_memories = nullptr, .save_every = o_.save_every,
+    CheckpointWrite w{.run_dir = io_.run_dir, .iteration = iter_.it, .config_toml = io_.config_toml, .shape = run_.shape,
+                      .train_rng = L.train_rng.state(), .write_memories = nullptr, .save_every = run_.save_every,
                       .previous_latest = L.latest_checkpoint};
-    if (o_.include_memories)
+    if (run_.include_memories)
       w.write_memories = [&L](const std::string& path) {
         errno = 0;
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -694,18 +656,19 @@ class DeepCfrTrainer final : public Trainer {
     auto& L = *learner_;
     const int it = iter_.it;
     const double elapsed = since(L.started);
-    const int left = o_.max_iterations - it, ran = it - L.first + 1;
+    const int left = run_.max_iterations - it, ran = it - L.first + 1;
     const auto& ts = iter_.ts;
     say(fmt::format("iter {:>4}/{}  traversal {:.1f}s ({:.0f} nodes/s, batch {:.1f})  train {:.1f}s  loss adv {:.3g}/{:.3g} strat {:.3g}  digest {:016x}{}  ETA {:.0f}s",
-                    it, o_.max_iterations, iter_.traversal_s, iter_.traversal_s > 0 ? iter_.nodes / iter_.traversal_s : 0.0,
+                    it, run_.max_iterations, iter_.traversal_s, iter_.traversal_s > 0 ? iter_.nodes / iter_.traversal_s : 0.0,
                     iter_.batch.mean_batch(), iter_.train_s, ts[0].mean_loss, ts[1].mean_loss, ts[2].mean_loss, digest(),
                     (escher() ? fmt::format("  value {:.1f}s loss {:.3g}", iter_.value_phase_s + iter_.value_train_s,
                                             ts[kValueNet].mean_loss)
                               : std::string()) + iter_.eval_text,
-                    o_.max_minutes > 0 ? std::min(elapsed / ran * left, std::max(0.0, o_.max_minutes * 60 - elapsed))
+                    run_.max_minutes > 0 ? std::min(elapsed / ran * left, std::max(0.0, run_.max_minutes * 60 - elapsed))
                                        : elapsed / ran * left));
   }
 
+  const RunOptions run_;
   const DeepCfrOptions o_;
   const TrainerIo io_;
   const G game_;
@@ -722,12 +685,23 @@ class DeepCfrTrainer final : public Trainer {
   WorkerThread trainer_;  // last: joined first, while what its jobs read still exists
 };
 
+template <class Options>
+std::unique_ptr<Trainer> make_trainer(const TrainerSetup& setup, const Options& o) {
+  return visit_registered_game(setup.run.shape.game, [&]<class R>(R) -> std::unique_ptr<Trainer> {
+    auto game = R::Adapter::from_settings(setup.game);
+    return std::make_unique<DeepCfrTrainer<typename R::Adapter>>(setup.run, o, setup.algorithm.networks(game.input_width(), game.num_actions()),
+                                                                 setup.io, std::move(game));
+  });
+}
+
 }  // namespace
 
-std::unique_ptr<Trainer> make_deep_cfr_trainer(const DeepCfrOptions& o, const TrainerIo& io, const GameSettings& settings) {
-  return visit_registered_game(o.shape.game, [&]<class R>(R) -> std::unique_ptr<Trainer> {
-    return std::make_unique<DeepCfrTrainer<typename R::Adapter>>(o, io, R::Adapter::from_settings(settings));
-  });
+std::unique_ptr<Trainer> make_deep_cfr_trainer(const TrainerSetup& setup) { return make_trainer(setup, deep_cfr_options(setup.config)); }
+
+std::unique_ptr<Trainer> make_escher_trainer(const TrainerSetup& setup) {
+  DeepCfrOptions o = deep_cfr_options(setup.config);
+  o.escher = escher_options(setup.config);
+  return make_trainer(setup, o);
 }
 
 }  // namespace cfr

@@ -1,7 +1,7 @@
 #pragma once
-// MMD's own typed options ([mmd] in a config; docs/mmd.md). The run's other options (seed,
-// networks, scheduler, learning rate, evaluation, checkpoints) are the shared ones of
-// DeepCfrOptions.
+// MMD's own typed options ([mmd] in a config; docs/mmd.md), built once from a config by
+// mmd_options (algorithm.cc). The run's other options (seed, networks, scheduler, learning rate,
+// evaluation, checkpoints) are the shared RunOptions (apps/algorithms/run/options.h).
 #include <cstdint>
 #include <string>
 
@@ -9,6 +9,8 @@
 #include "nets/networks.h"
 
 namespace cfr {
+
+struct Config;
 
 struct MmdOptions {
   int rollouts_per_iteration = 256;  // self-play games per iteration
@@ -24,5 +26,8 @@ struct MmdOptions {
   std::int64_t capacity = 1'000'000; // samples an iteration keeps (a reservoir beyond)
   std::string bot = "heuristic_balanced";  // the bot of bot_share and bc_weight (lost_cities)
 };
+
+/// MMD's options of a config ([mmd]; its cut-off value is traversal.cutoff_value_mode's).
+MmdOptions mmd_options(const Config& c);
 
 }  // namespace cfr

@@ -39,16 +39,14 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 template <TraversalAdapter G>
 class MmdTrainer final : public Trainer {
  public:
-  MmdTrainer(const DeepCfrOptions& o, const TrainerIo& io, G game)
-      : o_(o), m_(o.mmd), io_(io), game_(std::move(game)), W_(game_.input_width()), A_(game_.num_actions()),
+  MmdTrainer(const RunOptions& o, const MmdOptions& m, const TrainerIo& io, G game)
+      : o_(o), m_(m), io_(io), game_(std::move(game)), W_(game_.input_width()), A_(game_.num_actions()),
         nets_(mmd_networks(W_, A_), o.network, o.seed), scheduler_(make_scheduler(o.scheduler, o.scheduler_options)),
         policy_mem_(m_.capacity, W_, mmd_target_width(A_), derive_seed(o.seed, kMmdMemoryStream)),
         value_mem_(m_.capacity, W_, 1, derive_seed(o.seed, kMmdMemoryStream, 1)),
         train_rng_(derive_seed(o.seed, kTrainerStream)) {
-    if (io.dist != nullptr)
-      throw InputError("algorithm.name = 'mmd' runs in one process: a distributed run (mpirun) is Deep CFR's only");
     configure_torch_threads(o.torch_threads);
-    const TrainConfig base = o.advantage_training;
+    const TrainConfig base = o.training;
     policy_train_ = base;
     policy_train_.batch_size = m_.batch_size;
     policy_train_.linear_weighting = false;
@@ -79,8 +77,6 @@ class MmdTrainer final : public Trainer {
   }
 
   bool resume_needs_memories() const override { return false; }
-
-  int serve_learner() override { throw InputError("algorithm.name = 'mmd' has no traversal ranks"); }
 
   int train(int first, nlohmann::json first_metrics, const std::string& note) override {
     metrics_.emplace(io_.run_dir + "/metrics.jsonl");
@@ -169,7 +165,7 @@ class MmdTrainer final : public Trainer {
     }
     mtr_["opponent_snapshot"] = opponent_;
     if (o_.learning_rate_decay_iterations > 0) {
-      const double lr = o_.advantage_training.learning_rate /
+      const double lr = o_.training.learning_rate /
                         std::sqrt(1.0 + (it - 1) / static_cast<double>(o_.learning_rate_decay_iterations));
       policy_train_.learning_rate = value_train_.learning_rate = lr;
       mtr_["learning_rate"] = lr;
@@ -365,7 +361,7 @@ class MmdTrainer final : public Trainer {
                     value_stats_.mean_loss, mtr_["sample_digest"].get<std::string>(), eval_text_, eta));
   }
 
-  const DeepCfrOptions o_;
+  const RunOptions o_;
   const MmdOptions m_;
   const TrainerIo io_;
   const G game_;
@@ -392,9 +388,10 @@ class MmdTrainer final : public Trainer {
 
 }  // namespace
 
-std::unique_ptr<Trainer> make_mmd_trainer(const DeepCfrOptions& o, const TrainerIo& io, const GameSettings& settings) {
-  return visit_registered_game(o.shape.game, [&]<class R>(R) -> std::unique_ptr<Trainer> {
-    return std::make_unique<MmdTrainer<typename R::Adapter>>(o, io, R::Adapter::from_settings(settings));
+std::unique_ptr<Trainer> make_mmd_trainer(const TrainerSetup& setup) {
+  const MmdOptions m = mmd_options(setup.config);
+  return visit_registered_game(setup.run.shape.game, [&]<class R>(R) -> std::unique_ptr<Trainer> {
+    return std::make_unique<MmdTrainer<typename R::Adapter>>(setup.run, m, setup.io, R::Adapter::from_settings(setup.game));
   });
 }
 

@@ -9,14 +9,14 @@
 // (apps/algorithms/run_steps.h, the driver apps/deep_cfr.cc). One process (no MPI).
 #include <memory>
 
-#include "apps/algorithms/deep_cfr/options.h"
-#include "apps/algorithms/deep_cfr/trainer.h"
-#include "engine/traversal/traversal_games.h"
+#include "apps/algorithms/mmd/options.h"
+#include "apps/algorithms/trainer.h"
 
 namespace cfr {
 
-/// MMD on the registered game options.shape.game, its traversal adapter made from `settings`
-/// (Lost Cities: settings.opponent_bot is mmd.bot when a bot takes part).
-std::unique_ptr<Trainer> make_mmd_trainer(const DeepCfrOptions& options, const TrainerIo& io, const GameSettings& settings);
+/// MMD on the registered game setup.run.shape.game, its options mmd_options(setup.config), its
+/// traversal adapter made from setup.game (Lost Cities: opponent_bot is mmd.bot when a bot takes
+/// part).
+std::unique_ptr<Trainer> make_mmd_trainer(const TrainerSetup& setup);
 
 }  // namespace cfr

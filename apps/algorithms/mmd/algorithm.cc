@@ -1,0 +1,121 @@
+// MMD's registration (apps/algorithms/registry.h): its [mmd] keys, checks, network set, memory and
+// the bot its games need, and its typed options from a config. LibTorch-free.
+#include <fmt/format.h>
+
+#include "apps/algorithms/mmd/networks.h"
+#include "apps/algorithms/mmd/options.h"
+#include "apps/algorithms/registry.h"
+#include "apps/algorithms/run/options.h"
+#include "apps/config.h"
+#include "engine/core/errors.h"
+#include "engine/games/bots.h"
+#include "engine/memory/reservoir.h"
+
+namespace cfr {
+
+MmdOptions mmd_options(const Config& c) {
+  const AlgorithmSettings& m = c.algorithm_options.at("mmd");
+  const double bc_weight = m.real("bc_weight"), magnet_weight = m.real("magnet_weight");
+  return {.rollouts_per_iteration = static_cast<int>(m.integer("rollouts_per_iteration")),
+          .rollout = {.reward_scale = m.real("reward_scale"), .gae_lambda = m.real("gae_lambda"), .bot_share = m.real("bot_share"),
+                      .snapshot_share = m.real("snapshot_share"), .bc_targets = bc_weight > 0,
+                      .max_actions = static_cast<int>(m.integer("max_actions")), .magnet = magnet_weight > 0,
+                      .cutoff = cutoff_value(c)},
+          .epochs = static_cast<int>(m.integer("epochs")),
+          .batch_size = static_cast<int>(m.integer("batch_size")),
+          .terms = {.clip = m.real("clip"), .magnet_weight = magnet_weight, .bc_weight = bc_weight,
+                    .entropy_weight = m.real("entropy_weight"), .normalize_advantage = m.flag("normalize_advantages")},
+          .magnet_every = static_cast<int>(m.integer("magnet_every")),
+          .bc_weight = bc_weight,
+          .bc_fade_iterations = static_cast<int>(m.integer("bc_fade_iterations")),
+          .snapshot_every = static_cast<int>(m.integer("snapshot_every")),
+          .snapshots_kept = static_cast<int>(m.integer("snapshots_kept")),
+          .capacity = m.integer("capacity"),
+          .bot = m.text("bot")};
+}
+
+namespace {
+
+void validate_mmd(const Config& c, const KeyOrigin& origin) {
+  const AlgorithmSettings& m = c.algorithm_options.at("mmd");
+  for (const char* key : {"bc_weight", "bot_share"})
+    if (const double value = m.real(key); value > 0 && c.run.game != "lost_cities")
+      throw InputError(fmt::format("{}: mmd.{} = {}: mmd.bc_weight and mmd.bot_share need a game with bots (run.game = "
+                                   "'lost_cities'); this run's game is '{}'", origin(std::string("mmd.") + key), key, value,
+                                   c.run.game));
+  if (m.real("bot_share") + m.real("snapshot_share") > 1)
+    throw InputError(fmt::format("{}: mmd.bot_share + mmd.snapshot_share = {} + {} (at most 1)", origin("mmd.snapshot_share"),
+                                 m.real("bot_share"), m.real("snapshot_share")));
+  if (m.integer("max_actions") == 0 && c.run.game == "lost_cities")
+    throw InputError(fmt::format("{}: mmd.max_actions = 0 (no cap) on lost_cities: games can loop (drawing and "
+                                 "discarding) and a rollout would never end; set a cap such as 1000",
+                                 origin("mmd.max_actions")));
+  if (c.optimization.ema_decay > 0)
+    throw InputError(fmt::format("{}: optimization.ema_decay = {}: MMD's policy gradient needs the policy that played "
+                                 "its rollouts to be the one it trains (no weight average); set it to 0",
+                                 origin("optimization.ema_decay"), c.optimization.ema_decay));
+}
+
+}  // namespace
+
+void register_mmd_algorithm(TrainerFactory make_trainer) {
+  constexpr std::int64_t kBig = std::int64_t{1} << 40, kMaxRows = 1 << 24;
+  register_algorithm({
+      .name = "mmd",
+      .description = "mmd (Sokota et al. 2022: self-play policy gradient with a KL pull toward a magnet policy that moves)",
+      // Its learning rate, weight decay and gradient clip are optimization.*.
+      .options =
+          {integer_option("rollouts_per_iteration", 256, 1, 100'000'000, "self-play games per iteration"),
+           integer_option("epochs", 4, 1, 1000, "passes of the policy and value training over an iteration's samples"),
+           integer_option("batch_size", 1024, 1, kMaxRows, "batch of a policy or value step"),
+           real_option("clip", 0.2, 1e-6, 10, "the ratio pi/pi_behaviour is clipped to 1 +- clip in the surrogate (PPO)"),
+           real_option("magnet_weight", 0.05, 0, 1e6, "weight alpha of KL(pi || magnet)"),
+           integer_option("magnet_every", 20, 0, 100'000'000, "iterations between moves of the magnet to the current policy (0 = never)"),
+           real_option("entropy_weight", 0, 0, 1e6, "entropy bonus (a KL pull toward the uniform policy: MMD's fixed magnet)"),
+           bool_option("normalize_advantages", false,
+                       "standardise the advantages over each batch (the magnet and entropy weights are then relative to "
+                       "advantages of unit scale)"),
+           real_option("reward_scale", 1, 1e-9, 1e9, "a game's reward is its return / reward_scale"),
+           real_option("gae_lambda", 0.95, 0, 1,
+                       "lambda of generalised advantage estimation (1 = Monte-Carlo return minus the value baseline)"),
+           integer_option("max_actions", 1000, 0, 100'000'000,
+                          "actions before a rollout is cut off and valued by traversal.cutoff_value_mode (0 = none)"),
+           // Checked whatever the algorithm (as traversal.opponent_bot is).
+           string_option("bot", "heuristic_balanced", lc::bot_names(), "the bot of bot_share and bc_weight (lost_cities)"),
+           real_option("bc_weight", 0, 0, 1e6, "weight of the cross-entropy toward mmd.bot's moves (behaviour cloning) at iteration 1"),
+           integer_option("bc_fade_iterations", 0, 0, 100'000'000,
+                          "the cloning weight falls linearly to 0 at this iteration (0 = it never fades)"),
+           real_option("bot_share", 0, 0, 1, "share of rollouts whose second seat is mmd.bot"),
+           real_option("snapshot_share", 0, 0, 1, "share of rollouts whose second seat is a past snapshot of the policy"),
+           integer_option("snapshot_every", 10, 1, 100'000'000, "iterations between snapshots of the policy kept as opponents"),
+           integer_option("snapshots_kept", 20, 1, 100'000, "the newest snapshots an opponent is drawn from"),
+           integer_option("capacity", 1'000'000, 1, kBig, "samples an iteration keeps (a reservoir beyond)")},
+      .networks = mmd_networks,
+      .playing_network = kPolicyNet,
+      .validate = validate_mmd,
+      // One iteration's policy samples (W → 4·A + 1) and value samples (W → 1).
+      .memory =
+          [](const Config& c, int W, int A) {
+            const std::int64_t capacity = c.algorithm_options.at("mmd").integer("capacity");
+            const double per = static_cast<double>(ReservoirMemory::bytes_per_sample(W, mmd_target_width(A)) +
+                                                   ReservoirMemory::bytes_per_sample(W, 1));
+            return MemoryNeed{.bytes = per * static_cast<double>(capacity),
+                              .what = fmt::format("mmd.capacity = {} needs", capacity),
+                              .detail = fmt::format("{} bytes per sample", static_cast<std::int64_t>(per)),
+                              .fix = "lower it"};
+          },
+      // mmd.bot: the opponent of bot_share, the teacher of bc_weight, the cut-off rollouts.
+      .opponent_bot =
+          [](const Config& c) {
+            const AlgorithmSettings& m = c.algorithm_options.at("mmd");
+            return m.real("bc_weight") > 0 || m.real("bot_share") > 0 || c.traversal.cutoff_value_mode == "bot_rollout"
+                       ? m.text("bot")
+                       : std::string();
+          },
+      .distributed = false,
+      .advantage_snapshots = false,
+      .make_trainer = make_trainer,
+  });
+}
+
+}  // namespace cfr
