@@ -14,6 +14,7 @@
 #include "engine/traversal/traversal.h"
 #include "engine/traversal/traversal_games.h"
 #include "sched/evaluator.h"
+#include "sched/scheduler.h"
 
 namespace cfr {
 
@@ -39,7 +40,8 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
     const std::string kv = rest.substr(0, amp);
     rest = amp == std::string::npos ? "" : rest.substr(amp + 1);
     const auto eq = kv.find('=');
-    if (eq == std::string::npos) throw InputError(fmt::format("search: '{}': want key=value (keys k, n, prior, cap, rollout)", kv));
+    if (eq == std::string::npos)
+      throw InputError(fmt::format("search: '{}': want key=value (keys k, n, prior, cap, rollout, sched, chunk)", kv));
     const std::string key = kv.substr(0, eq), v = kv.substr(eq + 1);
     if (key == "k")
       o.top_k = parse_int(key, v, 1, 16);
@@ -58,8 +60,14 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
       else if (v != "sampled" && v != "greedy")
         throw InputError(fmt::format("search: rollout={}: must be sampled, greedy or bot:NAME", v));
       o.sampled_rollouts = v == "sampled";
+    } else if (key == "sched") {
+      register_builtin_schedulers();
+      (void)make_scheduler(v);  // InputError naming the schedulers for an unknown one
+      o.scheduler = v;
+    } else if (key == "chunk") {
+      o.chunk = parse_int(key, v, 0, kMaxEvaluatorBatch);
     } else {
-      throw InputError(fmt::format("search: unknown key '{}' (keys: k, n, prior, cap, rollout)", key));
+      throw InputError(fmt::format("search: unknown key '{}' (keys: k, n, prior, cap, rollout, sched, chunk)", key));
     }
   }
   return o;
@@ -67,10 +75,89 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
 
 namespace {
 
+/// One rollout: a deal after a candidate move, finished by the network for both sides.
+struct Rollout {
+  lc::State s;
+  Rng rng;
+  std::size_t decision;
+  std::size_t candidate;
+  int steps;
+};
+
+/// Rollout `r` as a coroutine: each move suspends at the network's query (network 0 of the
+/// scheduler's set), which the scheduler batches with every other rollout's.
+Task<void> search_rollout(TraversalContext& ctx, const LostCitiesTraversalGame& game, Rollout& r, int cap, bool sampled) {
+  const int A = game.num_actions();
+  float logits[kMaxTraversalActions];
+  float probs[kMaxTraversalActions];
+  const int start = r.steps;
+  for (; !r.s.is_terminal() && r.steps < cap; ++r.steps) {
+    const ActionMask legal = r.s.legal_mask();
+    float* in = ctx.scratch_input(game.input_width());
+    game.encode(r.s, r.s.current_player(), in);
+    co_await ctx.query(0, in, legal, logits);
+    int a;
+    if (sampled) {
+      masked_softmax(logits, legal, A, probs);
+      a = sample_action(probs, legal, r.rng);
+    } else {
+      a = std::countr_zero(legal);
+      for (ActionMask m = legal; m != 0; m &= m - 1)
+        if (logits[std::countr_zero(m)] > logits[a]) a = std::countr_zero(m);
+    }
+    r.s.apply_action(a);
+  }
+  ctx.nodes += r.steps - start;
+}
+
+/// The rollouts leave their results in their Rollout: nothing to collect in index order.
+class NoSamples final : public SampleSink {
+ public:
+  void consume(const TraversalContext&) override {}
+};
+
+/// Every forward through `net` with exactly `chunk` rows (zero rows pad the last one): a row's
+/// output is then the same whatever else is in the batch, so rollouts do not depend on how a
+/// scheduler groups the queries (as network.invariant_chunk does inside the evaluator).
+class ChunkedEvaluator final : public Evaluator {
+ public:
+  ChunkedEvaluator(Evaluator& net, int chunk) : net_(net), chunk_(chunk) {}
+  EvaluatorInfo info() const override { return net_.info(); }
+  void evaluate(std::span<const float> inputs, std::span<const ActionMask> legal, std::span<float> outputs) override {
+    const EvaluatorInfo i = info();
+    const std::size_t W = static_cast<std::size_t>(i.input_width), O = static_cast<std::size_t>(i.output_width);
+    const std::size_t n = legal.size(), C = static_cast<std::size_t>(chunk_);
+    in_.resize(C * W);
+    out_.resize(C * O);
+    mask_.resize(C);
+    for (std::size_t s = 0; s < n; s += C) {
+      const std::size_t rows = std::min(C, n - s);
+      std::copy_n(inputs.data() + s * W, rows * W, in_.data());
+      std::fill(in_.begin() + static_cast<std::ptrdiff_t>(rows * W), in_.end(), 0.0F);
+      std::copy_n(legal.data() + s, rows, mask_.data());
+      std::fill(mask_.begin() + static_cast<std::ptrdiff_t>(rows), mask_.end(), legal[s]);
+      net_.evaluate(in_, mask_, out_);
+      std::copy_n(out_.data(), rows * O, outputs.data() + s * O);
+    }
+  }
+
+ private:
+  Evaluator& net_;
+  int chunk_;
+  std::vector<float> in_, out_;
+  std::vector<ActionMask> mask_;
+};
+
 class SearchBatchBot final : public lc::BatchBot {
  public:
   SearchBatchBot(CheckpointPolicy policy, SearchOptions o, std::string name)
-      : policy_(std::move(policy)), net_(policy_.strategy()), game_(policy_.game()), o_(o), name_(std::move(name)) {
+      : policy_(std::move(policy)),
+        chunked_(o.chunk > 0 ? std::make_unique<ChunkedEvaluator>(policy_.strategy(), o.chunk) : nullptr),
+        net_(chunked_ ? *chunked_ : policy_.strategy()),
+        game_(policy_.game()),
+        o_(o),
+        name_(std::move(name)),
+        scheduler_((register_builtin_schedulers(), make_scheduler(o_.scheduler))) {
     if (!o_.rollout_bot.empty()) bot_ = lc::make_bot(o_.rollout_bot, policy_.config.rules);  // InputError: unknown bot
   }
 
@@ -96,13 +183,6 @@ class SearchBatchBot final : public lc::BatchBot {
       actions[i] = candidates[i][0];  // the network's move, unless search finds better
     }
     // Rollouts: each candidate of each decision on the same deals.
-    struct Rollout {
-      lc::State s;
-      Rng rng;
-      std::size_t decision;
-      std::size_t candidate;
-      int steps;
-    };
     std::vector<Rollout> rolls;
     for (std::size_t i = 0; i < n; ++i) {
       if (candidates[i].size() < 2) continue;
@@ -123,38 +203,20 @@ class SearchBatchBot final : public lc::BatchBot {
       for (Rollout& r : rolls)
         for (; !r.s.is_terminal() && r.steps < o_.rollout_cap; ++r.steps, ++rollout_moves_)
           r.s.apply_action(bot_->choose_action(r.s, r.rng));
-    }
-    std::vector<std::size_t> active;
-    std::vector<const lc::State*> batch;
-    for (;;) {
-      active.clear();
-      batch.clear();
-      for (std::size_t r = 0; r < rolls.size(); ++r)
-        if (!rolls[r].s.is_terminal() && rolls[r].steps < o_.rollout_cap) {
-          active.push_back(r);
-          batch.push_back(&rolls[r].s);
-        }
-      if (active.empty()) break;
-      forward(batch);
-      ++forwards_;
-      for (std::size_t b = 0; b < active.size(); ++b) {
-        Rollout& r = rolls[active[b]];
-        const ActionMask legal = r.s.legal_mask();
-        const float* o = out_.data() + b * A;
-        int a;
-        if (o_.sampled_rollouts) {
-          float probs[kMaxTraversalActions];
-          masked_softmax(o, legal, static_cast<int>(A), probs);
-          a = sample_action(probs, legal, r.rng);
-        } else {
-          a = std::countr_zero(legal);
-          for (ActionMask m = legal; m != 0; m &= m - 1)
-            if (o[std::countr_zero(m)] > o[a]) a = std::countr_zero(m);
-        }
-        r.s.apply_action(a);
-        ++r.steps;
-        ++rollout_moves_;
-      }
+    } else if (!rolls.empty()) {
+      // Every rollout a coroutine; the scheduler batches their queries (its RNG streams are not
+      // used: each rollout draws from its own, fixed by game, move and deal).
+      TraversalJob job{.iteration = 1, .traverser = 0, .num_traversals = static_cast<int>(rolls.size()), .first_index = 0,
+                       .seed = kSearchStream, .input_width = game_.input_width(), .output_width = 1,
+                       .start = [&](TraversalContext& ctx) {
+                         return search_rollout(ctx, game_, rolls[static_cast<std::size_t>(ctx.index)], o_.rollout_cap,
+                                               o_.sampled_rollouts);
+                       }};
+      Evaluator* nets[] = {&net_};
+      NoSamples sink;
+      const RunStats st = scheduler_->run(job, nets, sink);
+      rollout_moves_ += st.nodes;
+      forwards_ += st.batch.forwards;
     }
     // Values: the mean final score difference from the decider's seat, plus the prior bonus.
     std::vector<std::array<double, 16>> sum(n);
@@ -193,6 +255,7 @@ class SearchBatchBot final : public lc::BatchBot {
   void forward(const std::vector<const lc::State*>& states) { forward_states(net_, game_, states, in_, out_, legal_); }
 
   CheckpointPolicy policy_;
+  std::unique_ptr<ChunkedEvaluator> chunked_;
   Evaluator& net_;
   const LostCitiesTraversalGame& game_;
   SearchOptions o_;
@@ -200,6 +263,7 @@ class SearchBatchBot final : public lc::BatchBot {
   std::vector<float> in_, out_;
   std::vector<ActionMask> legal_;
   std::unique_ptr<lc::Bot> bot_;
+  std::unique_ptr<Scheduler> scheduler_;
   long decisions_ = 0, searched_ = 0, overrides_ = 0, rollouts_ = 0, rollout_moves_ = 0, forwards_ = 0;
   double seconds_ = 0;
 };

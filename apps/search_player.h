@@ -1,11 +1,14 @@
 #pragma once
-// The determinized search player `search:CHECKPOINT[?k=3&n=8&prior=20&cap=200&rollout=sampled|greedy|bot:NAME]`
+// The determinized search player `search:CHECKPOINT[?k=3&n=8&prior=20&cap=200&rollout=sampled|greedy|bot:NAME
+// &sched=interleaved&chunk=0]`
 // (docs/search.md): at each decision the strategy network's top-k legal moves are each tried on
 // the same n deals consistent with what the player has seen (State::resample_hidden), each deal
 // finished by rollouts in which the network plays both sides; a move's value is its mean final
 // score difference, plus prior × its network probability, so that search overrides the network
-// only on clear evidence. All rollouts of all the games a match has pending step together: one
-// forward per rollout step for all of them.
+// only on clear evidence. Every rollout is a coroutine that suspends at each network query, and a
+// scheduler (sched=NAME, as in cfr-run) batches the queries of all the rollouts of all the games
+// a match has pending, exactly as it batches traversals; with chunk=N every forward has N rows,
+// so the moves chosen are the same under every scheduler.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,9 +25,11 @@ struct SearchOptions {
   int rollout_cap = 200;  // moves per rollout, then the score difference as it stands
   bool sampled_rollouts = true;  // rollouts sample the network's softmax (false: argmax)
   std::string rollout_bot;       // rollout=bot:NAME: a bot plays both sides of the rollouts instead
+  std::string scheduler = "interleaved";  // sched=NAME: the scheduler that batches the rollouts' queries
+  int chunk = 0;  // chunk=N: every forward has exactly N rows (batch-invariant: the same result under every scheduler)
 };
 
-/// Parses "CHECKPOINT?k=3&n=8&prior=20&cap=200&rollout=sampled|greedy|bot:NAME" (all keys optional);
+/// Parses "CHECKPOINT?k=3&n=8&prior=20&cap=200&rollout=sampled|greedy|bot:NAME&sched=NAME&chunk=N" (all keys optional);
 /// InputError naming a bad key or value.
 SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint);
 

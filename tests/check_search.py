@@ -4,7 +4,9 @@
      checkpoint:RUN's, field for field (but the names and timings), on the same seeds;
   3. rollout=bot:NAME rolls out with the bot (no forwards); k=0 is refused (exit 2, naming it);
   2. search:RUN?k=2&n=2 searches (its cost line counts searched decisions and rollouts), plays every
-     game to its end, and gives the same report twice (its RNG streams are fixed by game and move).
+     game to its end, and gives the same report twice (its RNG streams are fixed by game and move);
+  4. its rollouts are coroutines batched by a scheduler: with chunk=8 (every forward 8 rows) the
+     report is the same under recursive, interleaved and pooled (sched=NAME), and the batches differ.
 Prints "ok: ..." or "FAIL: ..." (exit 1)."""
 import json
 import subprocess
@@ -47,8 +49,23 @@ b, errb = match(f"search:{run}?k=2&n=2&cap=40&rollout=bot:heuristic_balanced", g
 if b["games"] != 4 or "0 forwards" not in errb:
     print(f"FAIL: bot rollouts: {b['games']} games; {errb}")
     sys.exit(1)
+reports, forwards = [], []
+for sched in ("recursive", "interleaved", "pooled"):
+    r, e = match(f"search:{run}?k=2&n=2&cap=40&chunk=8&sched={sched}", games=4)
+    reports.append(r)
+    forwards.append(int(e.split(" forwards")[0].split()[-1]))
+for r, sched in zip(reports[1:], ("interleaved", "pooled")):
+    same(reports[0], r, f"search under recursive and {sched}")
+if not forwards[0] > forwards[1] or reports[0]["decisions0"] < 10:
+    print(f"FAIL: the schedulers batched alike ({forwards} forwards): the comparison proves nothing")
+    sys.exit(1)
+p = subprocess.run([arena, "--bot0", f"search:{run}?sched=nobody", "--bot1", "random", "--games", "2"], capture_output=True, text=True)
+if p.returncode != 2 or "unknown scheduler 'nobody'" not in p.stderr:
+    print(f"FAIL: search sched=nobody: exit {p.returncode}: {p.stderr}")
+    sys.exit(1)
 p = subprocess.run([arena, "--bot0", f"search:{run}?k=0", "--bot1", "random", "--games", "2"], capture_output=True, text=True)
 if p.returncode != 2 or "k=0: must be an integer in [1, 16]" not in p.stderr:
     print(f"FAIL: search k=0: exit {p.returncode}: {p.stderr}")
     sys.exit(1)
-print(f"ok: search k=1 n=1 plays the network's {net['decisions0']} moves exactly; k=2 n=2 searched {searched} decisions, reproducibly")
+print(f"ok: search k=1 n=1 plays the network's {net['decisions0']} moves exactly; k=2 n=2 searched {searched} decisions, "
+      f"reproducibly; the same under recursive, interleaved and pooled ({forwards[0]}, {forwards[1]}, {forwards[2]} forwards)")
