@@ -35,6 +35,7 @@ struct Series {
 struct RunCurves {
   Series adv0{"advantage net 0"}, adv1{"advantage net 1"}, strat{"strategy net"}, expl{"exploitability"},
       nps{"traversal nodes/s"}, trav{"traversal"}, train{"training"}, eval{"evaluation"};
+  std::map<std::string, Series> loss;  // per network: "losses" (every algorithm; older Deep CFR runs: adv0, adv1, strat)
   std::map<std::string, Series> win, win_by_minute;  // per bot
   Series expl_by_minute{"exploitability"};
 };
@@ -70,11 +71,16 @@ RunCurves read_run(const std::string& run_dir) {
     try {
       const double it = j.value("iteration", 0);
       seconds += j.value("iteration_seconds", 0.0);
-      if (j.contains("loss_advantage")) {
+      if (j.contains("losses")) {
+        for (const auto& [net, v] : j["losses"].items()) {
+          c.loss[net].title = net;
+          c.loss[net].points.emplace_back(it, v.get<double>());
+        }
+      } else if (j.contains("loss_advantage")) {
         c.adv0.points.emplace_back(it, j["loss_advantage"][0].get<double>());
         c.adv1.points.emplace_back(it, j["loss_advantage"][1].get<double>());
       }
-      if (j.contains("loss_strategy")) c.strat.points.emplace_back(it, j["loss_strategy"].get<double>());
+      if (!j.contains("losses") && j.contains("loss_strategy")) c.strat.points.emplace_back(it, j["loss_strategy"].get<double>());
       if (j.contains("exploitability")) {
         c.expl.points.emplace_back(it, j["exploitability"].get<double>());
         c.expl_by_minute.points.emplace_back(seconds / 60, j["exploitability"].get<double>());
@@ -182,7 +188,9 @@ int main(int argc, char** argv) {
     const fs::path out_dir = out.empty() ? fs::path(run_dir) / "plots" : fs::path(out);
     fs::create_directories(out_dir);
     int drawn = 0;
-    drawn += plot(out_dir, "losses", "training losses (mean per iteration)", "loss", {c.adv0, c.adv1, c.strat}, format, true);
+    std::vector<Series> losses = {c.adv0, c.adv1, c.strat};
+    for (auto& [net, s] : c.loss) losses.push_back(s);
+    drawn += plot(out_dir, "losses", "training losses (mean per iteration)", "loss", losses, format, true);
     drawn += plot(out_dir, "exploitability", "exploitability of the strategy network", "chips per game", {c.expl}, format, true);
     std::vector<Series> wins;
     for (auto& [k, s] : c.win) wins.push_back(s);

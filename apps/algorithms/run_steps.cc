@@ -20,35 +20,6 @@ namespace cfr {
 
 namespace fs = std::filesystem;
 
-int run_iterations(const IterationLoop& loop, const std::function<void(int iteration)>& iteration) {
-  int done = loop.first - 1;
-  for (int it = loop.first; it <= loop.last; ++it) {
-    if (loop.stop != nullptr && loop.stop->load()) {
-      loop.say(fmt::format("cfr-run: stopped before iteration {}; the last checkpoint is iteration {}", it,
-                           loop.latest_checkpoint()));
-      break;
-    }
-    if (loop.max_minutes > 0 &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - loop.started).count() > loop.max_minutes * 60) {
-      loop.say(fmt::format("cfr-run: run.max_minutes = {} reached", loop.max_minutes));
-      break;
-    }
-    try {
-      iteration(it);
-      done = it;
-    } catch (const StepInterrupted& i) {
-      loop.say(fmt::format("cfr-run: interrupted during iteration {}'s {}; the last checkpoint is iteration {}", it, i.step,
-                           loop.latest_checkpoint()));
-      loop.wait();
-      break;
-    } catch (...) {
-      loop.wait();
-      throw;
-    }
-  }
-  return done;
-}
-
 void write_checkpoint_files(const NetworkSet& nets, const std::string& dir, const CheckpointWrite& w) {
   const fs::path d(dir);
   std::vector<std::string> names = {"nets.pt", "config.toml"};

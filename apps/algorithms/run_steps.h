@@ -1,7 +1,7 @@
 #pragma once
-// Steps every training algorithm's iteration shares (apps/algorithms/<name>/trainer.cc): the loop
-// over iterations (stop requests, the time budget, an abandoned step), writing a checkpoint
-// directory and playing the Lost Cities bots with the network that plays. One home, so
+// Steps every training algorithm's iteration shares (apps/algorithms/<name>/trainer.cc, through
+// the run context apps/algorithms/run/context.h): writing a checkpoint directory and playing the
+// Lost Cities bots with the network that plays. One home, so
 // that Deep CFR, ESCHER and MMD checkpoints and evaluations are the same files and numbers.
 #include <atomic>
 #include <chrono>
@@ -24,26 +24,10 @@ class NetworkSet;
 struct LostCitiesTraversalGame;
 
 /// A stop request seen inside an iteration's step: the iteration is abandoned where it is
-/// (thrown by a trainer's step, caught by run_iterations).
+/// (thrown by a trainer's step, caught by RunContext::run, apps/algorithms/run/context.h).
 struct StepInterrupted {
   const char* step;
 };
-
-/// The loop every trainer runs over its iterations first..last: before each, a stop request or
-/// run.max_minutes (counted from `started`; 0 = none) ends the run; a StepInterrupted abandons
-/// the iteration; on the way out of either exception `wait` lets the trainer thread finish (its
-/// job reads the iteration's state). Returns the last iteration completed.
-struct IterationLoop {
-  int first = 1;
-  int last = 1;
-  double max_minutes = 0;
-  std::chrono::steady_clock::time_point started;
-  const std::atomic<bool>* stop = nullptr;
-  std::function<void(const std::string&)> say;
-  std::function<int()> latest_checkpoint;
-  std::function<void()> wait;
-};
-int run_iterations(const IterationLoop& loop, const std::function<void(int iteration)>& iteration);
 
 /// What a checkpoint of one iteration holds besides the networks.
 struct CheckpointWrite {

@@ -17,6 +17,7 @@
 #include "apps/deep_cfr.h"
 #include "engine/core/errors.h"
 #include "engine/games/games.h"
+#include "engine/tabular/best_response.h"
 #include "tests/apps/toy_algorithm.h"
 
 namespace fs = std::filesystem;

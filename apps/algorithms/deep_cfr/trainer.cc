@@ -21,6 +21,7 @@
 #include "apps/algorithms/deep_cfr/networks.h"
 #include "apps/algorithms/escher/networks.h"
 #include "apps/algorithms/escher/value_error.h"
+#include "apps/algorithms/run/context.h"
 #include "apps/algorithms/run_steps.h"
 #include "apps/algorithms/snapshots.h"
 #include "apps/algorithms/deep_cfr/run_files.h"
@@ -93,18 +94,11 @@ struct LearnerState {
   std::array<MergedSamples, kNumNets> merged;
   bool warned_distinct = false;
   Rng train_rng;
-  std::optional<MetricsFile> metrics;  // opened by train(): the driver prepares the run directory first
-  std::ofstream log;
-  int latest_checkpoint = 0;
-  Clock::time_point started = Clock::now();
-  int first = 1;
 };
 
 /// What one iteration gathers on its way (its metrics line, digests, training results).
 struct IterationState {
   int it = 0;
-  Clock::time_point started;
-  nlohmann::json m;
   SampleDigest digest_adv, digest_strat, digest_value;  // per stream: independent of how blocks are cut
   std::int64_t nodes = 0;
   std::int64_t traversals = 0, cutoffs = 0;  // cutoffs: traversals ended by the node cap
@@ -119,8 +113,6 @@ struct IterationState {
   std::array<std::int64_t, kNumEscherNets> dropped{};  // samples with non-finite values, per memory
   bool poisoned = false;
   bool trainer_busy = false;  // a training job runs on the trainer thread
-  std::string eval_text, fault_report;
-  bool weights_bad = false;
 };
 
 template <TraversalAdapter G>
@@ -162,31 +154,19 @@ class DeepCfrTrainer final : public Trainer {
       if (!in) throw InputError(fmt::format("{}: cannot open", mw));
       read_checkpoint_memories(in, mw, L.adv0, L.adv1, L.strat);
     }
-    L.latest_checkpoint = meta.iteration;
     return meta.iteration;
   }
 
   int train(int first, nlohmann::json first_metrics, const std::string& note) override {
-    auto& L = *learner_;
-    L.metrics.emplace(io_.run_dir + "/metrics.jsonl");
-    L.log.open(io_.run_dir + "/log.txt", std::ios::app);
-    say(fmt::format("cfr-run: {} on {} — {} iterations × {} traversals per player; networks {}×{} ({} parameters each); "
-                    "scheduler {} ({}); run dir {}",
-                    run_.experiment_name, run_.shape.game, run_.max_iterations, o_.traversals_per_player, run_.network.num_layers,
-                    run_.network.hidden_size, nets_.parameters(0), run_.scheduler, run_.scheduler_options.describe(), io_.run_dir));
-    if (!note.empty()) say(note);
-    L.first = first;
-    L.latest_checkpoint = first - 1;
+    ctx_.start(first,
+               fmt::format("cfr-run: {} on {} — {} iterations × {} traversals per player; networks {}×{} ({} parameters each); "
+                           "scheduler {} ({}); run dir {}",
+                           run_.experiment_name, run_.shape.game, run_.max_iterations, o_.traversals_per_player,
+                           run_.network.num_layers, run_.network.hidden_size, nets_.parameters(0), run_.scheduler,
+                           run_.scheduler_options.describe(), io_.run_dir),
+               note);
     if (o_.keep_snapshots) restore_snapshots(first - 1);
-    L.started = Clock::now();
-    const int done = run_iterations({.first = first,
-                                     .last = run_.max_iterations,
-                                     .max_minutes = run_.max_minutes,
-                                     .started = L.started,
-                                     .stop = io_.stop,
-                                     .say = [this](const std::string& line) { say(line); },
-                                     .latest_checkpoint = [&L] { return L.latest_checkpoint; },
-                                     .wait = [this] { wait_for_trainer(); }},
+    const int done = ctx_.run(
                                     [&](int it) {
                                       begin_iteration(it, std::exchange(first_metrics, nullptr));
                                       if (escher()) value_step();
@@ -200,7 +180,8 @@ class DeepCfrTrainer final : public Trainer {
                                       check_numeric_faults();
                                       write_checkpoint();
                                       print_iteration();
-                                    });
+                                    },
+                                    [this] { wait_for_trainer(); });
     if (io_.dist != nullptr) io_.dist->broadcast(std::int64_t{0});  // the traversal ranks stop
     return done;
   }
@@ -259,12 +240,7 @@ class DeepCfrTrainer final : public Trainer {
   }
   bool escher() const noexcept { return o_.escher.has_value(); }
 
-  void say(const std::string& line) {
-    std::printf("%s\n", line.c_str());
-    std::fflush(stdout);
-    learner_->log << line << "\n";
-    learner_->log.flush();
-  }
+  void say(const std::string& line) { ctx_.say(line); }
 
   // --- the distributed protocol: one home for both sides ------------------------------------
   /// Learner: the iteration, then the published weights, to every traversal rank.
@@ -272,7 +248,7 @@ class DeepCfrTrainer final : public Trainer {
     io_.dist->broadcast(std::int64_t{1});
     io_.dist->broadcast(std::int64_t{iter_.it});
     share_weights();
-    iter_.m["ranks"] = io_.dist->size();
+    ctx_.metrics()["ranks"] = io_.dist->size();
   }
   void share_weights() {
     std::vector<float> weights = nets_.published_weights();
@@ -288,16 +264,14 @@ class DeepCfrTrainer final : public Trainer {
     auto& L = *learner_;
     iter_ = IterationState();
     iter_.it = it;
-    iter_.started = Clock::now();
-    iter_.m = {{"iteration", it}};
-    if (!extra.is_null()) iter_.m.update(extra);
+    ctx_.begin_iteration(it, std::move(extra));
     iter_.net_rng = {Rng(L.train_rng()), Rng(L.train_rng()), Rng(L.train_rng()), Rng()};
     if (escher()) iter_.net_rng[kValueNet] = Rng(L.train_rng());
     if (run_.learning_rate_decay_iterations > 0) {
       const double lr = o_.advantage_training.learning_rate /
                         std::sqrt(1.0 + (it - 1) / static_cast<double>(run_.learning_rate_decay_iterations));
       adv_train_.learning_rate = strat_train_.learning_rate = value_train_.learning_rate = lr;
-      iter_.m["learning_rate"] = lr;
+      ctx_.metrics()["learning_rate"] = lr;
     }
     if (it == run_.nonfinite_weights_iteration) nets_.inject_nonfinite_weights(advantage_net(0));
     if (io_.dist != nullptr) announce_iteration();
@@ -330,18 +304,15 @@ class DeepCfrTrainer final : public Trainer {
     nets_.publish(kValueNet);
     iter_.value_train_s = since(t_train);
     if constexpr (EnumerableGame<typename G::State>) {
-      if (evaluation_iteration()) {  // the value net against the exact q of the profile it evaluates
+      if (ctx_.evaluation_iteration()) {  // the value net against the exact q of the profile it evaluates
         const ValueError e = value_error(game_, nets_.evaluator(kAdvantageNet0), nets_.evaluator(kAdvantageNet1),
                                          nets_.evaluator(kValueNet), o_.escher->traversal);
-        iter_.m["value_error"] = {{"mean_abs_error", e.mean_abs_error}, {"mean_abs_q", e.mean_abs_q},
+        ctx_.metrics()["value_error"] = {{"mean_abs_error", e.mean_abs_error}, {"mean_abs_q", e.mean_abs_q},
                                   {"regret_error", e.regret_error}, {"mean_abs_regret", e.mean_abs_regret}};
-        iter_.eval_text += fmt::format("  value error {:.3f} (|q| {:.3f}; regret error {:.3f}, |r| {:.3f})", e.mean_abs_error,
+        ctx_.eval_text() += fmt::format("  value error {:.3f} (|q| {:.3f}; regret error {:.3f}, |r| {:.3f})", e.mean_abs_error,
                                        e.mean_abs_q, e.regret_error, e.mean_abs_regret);
       }
     }
-  }
-  bool evaluation_iteration() const {
-    return (run_.eval_every > 0 && iter_.it % run_.eval_every == 0) || iter_.it == run_.max_iterations;
   }
 
   /// Player p's traversal phase: local shares, or the traversal ranks' samples in rank order.
@@ -392,7 +363,7 @@ class DeepCfrTrainer final : public Trainer {
     iter_.traversals += st.traversals;
     iter_.cutoffs += st.cutoffs;
     iter_.batch.merge(st.batch);
-    iter_.m[fmt::format("traversal_seconds_p{}", p)] = s;
+    ctx_.metrics()[fmt::format("traversal_seconds_p{}", p)] = s;
     if (st.stopped) throw StepInterrupted{"traversals"};
   }
 
@@ -450,7 +421,7 @@ class DeepCfrTrainer final : public Trainer {
     for (const auto& t : iter_.ts)
       if (t.stopped) throw StepInterrupted{"training"};
     iter_.train_s = since(t_train);
-    auto& m = iter_.m;
+    auto& m = ctx_.metrics();
     m["train_seconds_advantage"] = {iter_.adv0_train_s, adv1_s};
     m["train_seconds_strategy"] = iter_.strat_train_s;
     m["train_seconds_adv0_after_phase"] = adv0_wait_s;
@@ -499,20 +470,12 @@ class DeepCfrTrainer final : public Trainer {
     }
   }
 
-  /// Kuhn/Leduc: exact exploitability (and the fit diagnostics); Lost Cities: batched matches
-  /// against the configured bots (one forward per round of the games' pending decisions).
+  /// The shared evaluation of the strategy network (exact on Kuhn/Leduc, bots on Lost Cities),
+  /// with Deep CFR's fit diagnostics on enumerable games.
   void evaluate() {
     auto& L = *learner_;
-    const int it = iter_.it;
-    if (!evaluation_iteration()) return;
-    const auto t_eval = Clock::now();
-    auto& m = iter_.m;
-    if (tree_) {
-      const TabularPolicy pol = strategy_policy(*tree_, nets_.evaluator(kStrategyNet));
-      const auto r = exploitability(pol);
-      write_policy_file(io_.run_dir + "/policy.json", pol);
-      m["nash_conv"] = r.nash_conv;
-      m["exploitability"] = r.exploitability;
+    ctx_.evaluate(nets_.evaluator(kStrategyNet), game_, tree_ ? &*tree_ : nullptr, [&] {
+      auto& m = ctx_.metrics();
       // What a perfect fit of the strategy net would score: the t-weighted average of the
       // strategy memory's samples (the gap between the two is the net's fitting error).
       const double mem_x = exploitability(sample_average_policy(*tree_, L.strat, o_.linear_weighting)).exploitability;
@@ -521,29 +484,19 @@ class DeepCfrTrainer final : public Trainer {
       m["advantage_fit_l1"] = {
           advantage_fit_l1(*tree_, nets_.evaluator(advantage_net(0)), L.adv0, 0, o_.linear_weighting, to.fallback, to.rm_epsilon),
           advantage_fit_l1(*tree_, nets_.evaluator(advantage_net(1)), L.adv1, 1, o_.linear_weighting, to.fallback, to.rm_epsilon)};
-      iter_.eval_text += fmt::format("  exploitability {:.4f} ({:.0f} mA/g; memory average {:.4f})", r.exploitability,
-                                    1e3 * r.exploitability, mem_x);
+      ctx_.eval_text() += fmt::format("  memory average {:.4f}", mem_x);
       if (o_.keep_snapshots) {  // Single Deep CFR's average: no strategy network in between
         const double sx = exploitability(snapshot_average_policy(*tree_, snapshot_sums_)).exploitability;
         m["exploitability_snapshots"] = sx;
         m["snapshots"] = snapshots_used_;
-        iter_.eval_text += fmt::format("  snapshot average {:.4f}", sx);
+        ctx_.eval_text() += fmt::format("  snapshot average {:.4f}", sx);
       }
-    } else if constexpr (std::is_same_v<G, LostCitiesTraversalGame>) {
-      auto r = evaluate_against_bots(nets_.evaluator(kStrategyNet), game_,
-                                     {.opponents = run_.eval_opponents, .games = run_.eval_games,
-                                      .seed = derive_seed(run_.seed, kEvaluationStream, static_cast<std::uint64_t>(it)),
-                                      .max_steps = run_.eval_max_steps, .rules = run_.rules, .play = run_.eval_play, .stop = io_.stop});
-      if (r.stopped) throw StepInterrupted{"evaluation"};
-      iter_.eval_text += r.text;
-      if (!r.reports.empty()) m["evaluation"] = std::move(r.reports);  // none when evaluation.games = 0
-    }
-    m["eval_seconds"] = since(t_eval);
+    });
   }
 
   void write_metrics() {
     auto& L = *learner_;
-    auto& m = iter_.m;
+    auto& m = ctx_.metrics();
     const auto& ts = iter_.ts;
     {  // the training's own compute vs. the rest
       double sample = 0, fb = 0, step = 0, total = 0;
@@ -578,35 +531,23 @@ class DeepCfrTrainer final : public Trainer {
                                                                : 0.0},
                     {"phase_seconds", iter_.value_phase_s}, {"train_seconds", iter_.value_train_s}};
     }
+    for (int n = 0; n < nets_.size(); ++n) ctx_.record_loss(nets_.spec(n).name, ts[static_cast<std::size_t>(n)].mean_loss);
     m["clipped_steps"] = {ts[0].clipped_steps, ts[1].clipped_steps, ts[2].clipped_steps};
     m["skipped_nonfinite_steps"] = ts[0].skipped_nonfinite + ts[1].skipped_nonfinite + ts[2].skipped_nonfinite;
     m["memory_size"] = {L.adv0.size(), L.adv1.size(), L.strat.size()};
     m["memory_bytes"] = L.adv0.bytes() + L.adv1.bytes() + L.strat.bytes();
-    m["iteration_seconds"] = since(iter_.started);
-    m["rss_bytes"] = resident_bytes();
-    L.metrics->append(m.dump() + "\n");
+    ctx_.write_metrics();
   }
 
   /// Non-finite values (deep-cfr.md "Numeric faults"), per network with counts, before the
-  /// evaluation's own forwards.
+  /// evaluation's own forwards (the report's keys are the shared ones: RunContext).
   void collect_numeric_faults() {
-    const auto& ts = iter_.ts;
-    nlohmann::json nf = nlohmann::json::object();
-    static constexpr const char* kNames[kNumEscherNets] = {"advantage net 0", "advantage net 1", "strategy net", "value net"};
+    std::vector<NetworkFaultCounts> counts;
     for (int n = 0; n < nets_.size(); ++n) {
       const auto k = static_cast<std::size_t>(n);
-      const std::int64_t outs = nets_.take_nonfinite_outputs(n), steps = ts[k].skipped_nonfinite, samples = iter_.dropped[k];
-      const bool weights_ok = nets_.weights_finite(n);
-      iter_.weights_bad = iter_.weights_bad || !weights_ok;
-      nf[fmt::format("net{}", n)] = {{"outputs", outs}, {"samples_dropped", samples}, {"steps_skipped", steps},
-                                     {"weights_finite", weights_ok}};
-      if (outs || steps || samples || !weights_ok)
-        iter_.fault_report += fmt::format("{}{}: {} non-finite output value(s) replaced by 0, {} sample(s) with non-finite "
-                                          "targets dropped, {} training step(s) with a non-finite loss skipped{}",
-                                          iter_.fault_report.empty() ? "" : "; ", kNames[n], outs, samples, steps,
-                                          weights_ok ? "" : ", weights are not finite");
+      counts.push_back({.samples_dropped = iter_.dropped[k], .steps_skipped = iter_.ts[k].skipped_nonfinite});
     }
-    iter_.m["nonfinite"] = nf;
+    ctx_.collect_numeric_faults(nets_, counts);
   }
 
   std::uint64_t digest() const {
@@ -618,26 +559,16 @@ class DeepCfrTrainer final : public Trainer {
 
   /// The policy decides whether the run goes on; non-finite weights always stop it (before the
   /// iteration is checkpointed).
-  void check_numeric_faults() {
-    if (iter_.fault_report.empty()) return;
-    say(fmt::format("cfr-run: iteration {}: {}", iter_.it, iter_.fault_report));
-    if (iter_.weights_bad || run_.nonfinite == NonfinitePolicy::kStop)
-      throw NumericError(fmt::format(
-          "iteration {}: {}; {}; the last checkpoint is iteration {} (resume with --resume {})", iter_.it, iter_.fault_report,
-          iter_.weights_bad ? "non-finite weights cannot be skipped" : "optimization.nonfinite_policy = 'stop'",
-          learner_->latest_checkpoint, io_.run_dir));
-  }
+  void check_numeric_faults() { ctx_.check_numeric_faults(); }
 
   /// Written as a temporary directory and renamed, then `latest` replaced; the files' checksums
   /// (read back from disk) go into meta.json. The previous latest is kept only on save_every
   /// boundaries.
   void write_checkpoint() {
     auto& L = *learner_;
-    CheckpointWrite w{.run_dir = io_.run_dir, .iteration = iter_.it, .config_toml = io_.config_toml, .shape = run_.shape,
-                      .train_rng = L.train_rng.state(), .write_memories = nullptr, .save_every = run_.save_every,
-                      .previous_latest = L.latest_checkpoint};
+    std::function<void(const std::string&)> write_memories;
     if (run_.include_memories)
-      w.write_memories = [&L](const std::string& path) {
+      write_memories = [&L](const std::string& path) {
         errno = 0;
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
         L.adv0.save(out);
@@ -648,24 +579,17 @@ class DeepCfrTrainer final : public Trainer {
         if (!out)
           throw InputError(fmt::format("{}: cannot write memories: {}", path, errno != 0 ? std::strerror(errno) : "write error"));
       };
-    write_checkpoint_dir(nets_, w);
-    L.latest_checkpoint = iter_.it;
+    ctx_.write_checkpoint(nets_, L.train_rng.state(), std::move(write_memories));
   }
 
   void print_iteration() {
-    auto& L = *learner_;
-    const int it = iter_.it;
-    const double elapsed = since(L.started);
-    const int left = run_.max_iterations - it, ran = it - L.first + 1;
     const auto& ts = iter_.ts;
-    say(fmt::format("iter {:>4}/{}  traversal {:.1f}s ({:.0f} nodes/s, batch {:.1f})  train {:.1f}s  loss adv {:.3g}/{:.3g} strat {:.3g}  digest {:016x}{}  ETA {:.0f}s",
-                    it, run_.max_iterations, iter_.traversal_s, iter_.traversal_s > 0 ? iter_.nodes / iter_.traversal_s : 0.0,
-                    iter_.batch.mean_batch(), iter_.train_s, ts[0].mean_loss, ts[1].mean_loss, ts[2].mean_loss, digest(),
-                    (escher() ? fmt::format("  value {:.1f}s loss {:.3g}", iter_.value_phase_s + iter_.value_train_s,
-                                            ts[kValueNet].mean_loss)
-                              : std::string()) + iter_.eval_text,
-                    run_.max_minutes > 0 ? std::min(elapsed / ran * left, std::max(0.0, run_.max_minutes * 60 - elapsed))
-                                       : elapsed / ran * left));
+    ctx_.print_iteration(fmt::format(
+        "traversal {:.1f}s ({:.0f} nodes/s, batch {:.1f})  train {:.1f}s  loss adv {:.3g}/{:.3g} strat {:.3g}  digest {:016x}{}",
+        iter_.traversal_s, iter_.traversal_s > 0 ? iter_.nodes / iter_.traversal_s : 0.0, iter_.batch.mean_batch(), iter_.train_s,
+        ts[0].mean_loss, ts[1].mean_loss, ts[2].mean_loss, digest(),
+        escher() ? fmt::format("  value {:.1f}s loss {:.3g}", iter_.value_phase_s + iter_.value_train_s, ts[kValueNet].mean_loss)
+                 : std::string()));
   }
 
   const RunOptions run_;
@@ -682,6 +606,7 @@ class DeepCfrTrainer final : public Trainer {
   std::vector<double> snapshot_sums_;     // enumerable games with keep_snapshots: the exact snapshot average
   int snapshots_used_ = 0;
   IterationState iter_;
+  RunContext ctx_{run_, io_};  // the learner's log, metrics, evaluation, faults, checkpoints
   WorkerThread trainer_;  // last: joined first, while what its jobs read still exists
 };
 

@@ -2,7 +2,8 @@
 // The Deep CFR trainer (deep-cfr.md §1), as a library: per iteration, for each player a traversal
 // phase whose samples stream through a SamplePipe into the reservoir memories (the consumer
 // thread inserts while traversals run), then the networks train on the memories and the new
-// weights are published; evaluation, metrics.jsonl, the checkpoint and the log line follow. The
+// weights are published; evaluation, metrics.jsonl, the checkpoint and the log line follow (the
+// run context's, apps/algorithms/run/context.h, with Deep CFR's own diagnostics). The
 // steps are the trainer's own methods; a single process, the learner of a distributed run and its
 // traversal ranks all go through them (apps/distributed.h carries the messages).
 //

@@ -15,6 +15,7 @@
 #include "apps/algorithms/deep_cfr/networks.h"
 #include "apps/algorithms/deep_cfr/run_files.h"
 #include "apps/algorithms/mmd/networks.h"
+#include "apps/algorithms/run/context.h"
 #include "apps/algorithms/run_steps.h"
 #include "apps/algorithms/snapshots.h"
 #include "apps/checkpoint_format.h"
@@ -61,7 +62,6 @@ class MmdTrainer final : public Trainer {
     const CheckpointMeta meta = read_checkpoint_meta(ck, o_.shape, nets_.specs());
     nets_.load((fs::path(ck) / "nets.pt").string());
     train_rng_.set_state(meta.train_rng);
-    latest_checkpoint_ = meta.iteration;
     // The snapshot opponents live beside the checkpoints (RUN/mmd/snapshots): without every one the
     // run kept, later iterations would draw from another set.
     if (m_.rollout.snapshot_share > 0) {
@@ -79,32 +79,20 @@ class MmdTrainer final : public Trainer {
   bool resume_needs_memories() const override { return false; }
 
   int train(int first, nlohmann::json first_metrics, const std::string& note) override {
-    metrics_.emplace(io_.run_dir + "/metrics.jsonl");
-    log_.open(io_.run_dir + "/log.txt", std::ios::app);
-    say(fmt::format("cfr-run: {} on {} — MMD self-play, {} iterations × {} rollouts; networks {}×{} ({} parameters each); "
+    ctx_.start(first,
+               fmt::format("cfr-run: {} on {} — MMD self-play, {} iterations × {} rollouts; networks {}×{} ({} parameters each); "
                     "scheduler {} ({}); run dir {}",
                     o_.experiment_name, o_.shape.game, o_.max_iterations, m_.rollouts_per_iteration, o_.network.num_layers,
                     o_.network.hidden_size, nets_.parameters(kPolicyNet), o_.scheduler, o_.scheduler_options.describe(),
-                    io_.run_dir));
-    if (!note.empty()) say(note);
+                    io_.run_dir),
+               note);
     trim_snapshots(snapshot_dir(), first - 1);
     if (first == 1) {  // the magnet and the opponent start as the policy's initial weights
       const auto w = nets_.published_weights(kPolicyNet);
       nets_.set_weights(kMagnetNet, w);
       nets_.set_weights(kOpponentNet, w);
     }
-    latest_checkpoint_ = first - 1;
-    first_ = first;
-    started_ = Clock::now();
-    return run_iterations({.first = first,
-                           .last = o_.max_iterations,
-                           .max_minutes = o_.max_minutes,
-                           .started = started_,
-                           .stop = io_.stop,
-                           .say = [this](const std::string& line) { say(line); },
-                           .latest_checkpoint = [this] { return latest_checkpoint_; },
-                           .wait = [this] { trainer_.wait(); }},
-                          [&](int it) {
+    return ctx_.run([&](int it) {
                             begin_iteration(it, std::exchange(first_metrics, nullptr));
                             rollout_phase();
                             train_networks();
@@ -113,7 +101,8 @@ class MmdTrainer final : public Trainer {
                             write_metrics();
                             write_checkpoint();
                             print_iteration();
-                          });
+                          },
+                          [this] { trainer_.wait(); });
   }
 
   ~MmdTrainer() override {
@@ -128,12 +117,7 @@ class MmdTrainer final : public Trainer {
   /// CFR's run_dir/snapshots: these hold one policy network each).
   std::string snapshot_dir() const { return io_.run_dir + "/mmd"; }
 
-  void say(const std::string& line) {
-    std::printf("%s\n", line.c_str());
-    std::fflush(stdout);
-    log_ << line << "\n";
-    log_.flush();
-  }
+  void say(const std::string& line) { ctx_.say(line); }
 
   /// β_t: bc_weight at iteration 1, linearly down to 0 at iteration bc_fade_iterations (F = 1: 0
   /// from iteration 2 on); 0 after.
@@ -146,9 +130,7 @@ class MmdTrainer final : public Trainer {
 
   void begin_iteration(int it, nlohmann::json extra) {
     it_ = it;
-    started_it_ = Clock::now();
-    mtr_ = {{"iteration", it}};
-    if (!extra.is_null()) mtr_.update(extra);
+    ctx_.begin_iteration(it, std::move(extra));
     policy_rng_ = Rng(train_rng_());
     value_rng_ = Rng(train_rng_());
     // The opponent of this iteration's snapshot rollouts: one of the newest snapshots_kept.
@@ -163,15 +145,15 @@ class MmdTrainer final : public Trainer {
         opponent_ = snap_it;
       }
     }
-    mtr_["opponent_snapshot"] = opponent_;
+    ctx_.metrics()["opponent_snapshot"] = opponent_;
     if (o_.learning_rate_decay_iterations > 0) {
       const double lr = o_.training.learning_rate /
                         std::sqrt(1.0 + (it - 1) / static_cast<double>(o_.learning_rate_decay_iterations));
       policy_train_.learning_rate = value_train_.learning_rate = lr;
-      mtr_["learning_rate"] = lr;
+      ctx_.metrics()["learning_rate"] = lr;
     }
     policy_train_.policy_gradient.bc_weight = bc_weight(it);
-    mtr_["bc_weight"] = policy_train_.policy_gradient.bc_weight;
+    ctx_.metrics()["bc_weight"] = policy_train_.policy_gradient.bc_weight;
     rollout_ = m_.rollout;  // the bot's moves are asked for only while cloning weighs anything
     rollout_.bc_targets = m_.rollout.bc_targets && policy_train_.policy_gradient.bc_weight > 0;
   }
@@ -215,19 +197,19 @@ class MmdTrainer final : public Trainer {
     rollout_s_ = since(t0);
     if (st.stopped) throw StepInterrupted{"rollouts"};
     nodes_ = st.nodes;
-    mtr_["rollouts"] = st.traversals;
-    mtr_["rollout_seconds"] = rollout_s_;
-    mtr_["nodes"] = st.nodes;
-    mtr_["nodes_per_second"] = rollout_s_ > 0 ? st.nodes / rollout_s_ : 0.0;
-    mtr_["mean_game_actions"] = st.traversals > 0 ? static_cast<double>(st.nodes) / st.traversals : 0.0;
-    mtr_["cutoff_share"] = st.traversals > 0 ? static_cast<double>(st.cutoffs) / st.traversals : 0.0;
-    mtr_["batch_mean"] = st.batch.mean_batch();
-    mtr_["forwards"] = st.batch.forwards;
-    mtr_["samples"] = policy_mem_.seen();
-    mtr_["samples_kept"] = policy_mem_.size();
-    mtr_["samples_dropped_nonfinite"] = dropped_;
-    mtr_["mean_value_target"] = policy_mem_.seen() > 0 ? reward_sum / static_cast<double>(policy_mem_.seen()) : 0.0;
-    mtr_["sample_digest"] = fmt::format("{:016x}", digest_.value());
+    ctx_.metrics()["rollouts"] = st.traversals;
+    ctx_.metrics()["rollout_seconds"] = rollout_s_;
+    ctx_.metrics()["nodes"] = st.nodes;
+    ctx_.metrics()["nodes_per_second"] = rollout_s_ > 0 ? st.nodes / rollout_s_ : 0.0;
+    ctx_.metrics()["mean_game_actions"] = st.traversals > 0 ? static_cast<double>(st.nodes) / st.traversals : 0.0;
+    ctx_.metrics()["cutoff_share"] = st.traversals > 0 ? static_cast<double>(st.cutoffs) / st.traversals : 0.0;
+    ctx_.metrics()["batch_mean"] = st.batch.mean_batch();
+    ctx_.metrics()["forwards"] = st.batch.forwards;
+    ctx_.metrics()["samples"] = policy_mem_.seen();
+    ctx_.metrics()["samples_kept"] = policy_mem_.size();
+    ctx_.metrics()["samples_dropped_nonfinite"] = dropped_;
+    ctx_.metrics()["mean_value_target"] = policy_mem_.seen() > 0 ? reward_sum / static_cast<double>(policy_mem_.seen()) : 0.0;
+    ctx_.metrics()["sample_digest"] = fmt::format("{:016x}", digest_.value());
   }
 
   int updates_for(std::int64_t rows) const {
@@ -248,15 +230,17 @@ class MmdTrainer final : public Trainer {
     nets_.publish(kMmdValueNet);
     train_s_ = since(t0);
     const auto& pg = policy_stats_.policy_gradient;
-    mtr_["train_seconds"] = train_s_;
-    mtr_["loss_policy"] = policy_stats_.mean_loss;
-    mtr_["loss_value"] = value_stats_.mean_loss;
-    mtr_["policy_gradient"] = {{"surrogate", pg.surrogate}, {"magnet_kl", pg.magnet_kl},
+    ctx_.metrics()["train_seconds"] = train_s_;
+    ctx_.metrics()["loss_policy"] = policy_stats_.mean_loss;
+    ctx_.metrics()["loss_value"] = value_stats_.mean_loss;
+    ctx_.record_loss(nets_.spec(kPolicyNet).name, policy_stats_.mean_loss);
+    ctx_.record_loss(nets_.spec(kMmdValueNet).name, value_stats_.mean_loss);
+    ctx_.metrics()["policy_gradient"] = {{"surrogate", pg.surrogate}, {"magnet_kl", pg.magnet_kl},
                                {"bot_cross_entropy", pg.bot_cross_entropy}, {"entropy", pg.entropy},
                                {"clipped_share", pg.clipped_share}, {"steps", policy_stats_.steps}};
-    mtr_["value_steps"] = value_stats_.steps;
-    mtr_["grad_norm"] = {policy_stats_.mean_grad_norm, value_stats_.mean_grad_norm};
-    mtr_["skipped_nonfinite_steps"] = policy_stats_.skipped_nonfinite + value_stats_.skipped_nonfinite;
+    ctx_.metrics()["value_steps"] = value_stats_.steps;
+    ctx_.metrics()["grad_norm"] = {policy_stats_.mean_grad_norm, value_stats_.mean_grad_norm};
+    ctx_.metrics()["skipped_nonfinite_steps"] = policy_stats_.skipped_nonfinite + value_stats_.skipped_nonfinite;
   }
 
   /// Non-finite values (docs/deep-cfr.md "Numeric faults"): network outputs replaced by 0 during
@@ -264,28 +248,11 @@ class MmdTrainer final : public Trainer {
   /// the metrics and the log. Non-finite weights always stop the run; with
   /// optimization.nonfinite_policy = "stop" any fault does.
   void check_numeric_faults() {
-    nlohmann::json nf = nlohmann::json::object();
-    std::string report;
-    bool weights_bad = false;
-    for (int n = 0; n < nets_.size(); ++n) {
-      const std::int64_t outs = nets_.take_nonfinite_outputs(n);
-      const int steps = n == kPolicyNet ? policy_stats_.skipped_nonfinite : n == kMmdValueNet ? value_stats_.skipped_nonfinite : 0;
-      const std::int64_t samples = n == kPolicyNet ? dropped_ : 0;
-      const bool finite = nets_.weights_finite(n);
-      weights_bad = weights_bad || !finite;
-      nf[nets_.spec(n).name] = {{"outputs", outs}, {"samples_dropped", samples}, {"steps_skipped", steps}, {"weights_finite", finite}};
-      if (outs || steps || samples || !finite)
-        report += fmt::format("{}{} network: {} non-finite output value(s) replaced by 0, {} sample(s) dropped, {} training "
-                              "step(s) skipped{}", report.empty() ? "" : "; ", nets_.spec(n).name, outs, samples, steps,
-                              finite ? "" : ", weights are not finite");
-    }
-    mtr_["nonfinite"] = nf;
-    if (report.empty()) return;
-    say(fmt::format("cfr-run: iteration {}: {}", it_, report));
-    if (weights_bad || o_.nonfinite == NonfinitePolicy::kStop)
-      throw NumericError(fmt::format("iteration {}: {}; {}; the last checkpoint is iteration {} (resume with --resume {})", it_,
-                                     report, weights_bad ? "non-finite weights cannot be skipped" : "optimization.nonfinite_policy = 'stop'",
-                                     latest_checkpoint_, io_.run_dir));
+    std::vector<NetworkFaultCounts> counts(static_cast<std::size_t>(nets_.size()));
+    counts[kPolicyNet] = {.samples_dropped = dropped_, .steps_skipped = policy_stats_.skipped_nonfinite};
+    counts[kMmdValueNet] = {.samples_dropped = 0, .steps_skipped = value_stats_.skipped_nonfinite};
+    ctx_.collect_numeric_faults(nets_, counts);
+    ctx_.check_numeric_faults();
   }
 
   /// MMD's magnet moves to the current policy every magnet_every iterations (so the iterates
@@ -299,66 +266,23 @@ class MmdTrainer final : public Trainer {
       if (move) nets_.set_weights(kMagnetNet, w);
       if (snap) write_snapshot(snapshot_dir(), it_, w);
     }
-    mtr_["magnet_moved"] = move;
+    ctx_.metrics()["magnet_moved"] = move;
   }
 
-  /// On the eval_every schedule, and at the last iteration: max_iterations, or the one after which
-  /// run.max_minutes has run out (so that a run stopped by its budget ends with an evaluation).
-  bool evaluation_iteration() const {
-    return (o_.eval_every > 0 && it_ % o_.eval_every == 0) || it_ == o_.max_iterations ||
-           (o_.max_minutes > 0 && since(started_) > o_.max_minutes * 60);
-  }
+  /// The shared evaluation of the policy (exact on Kuhn/Leduc, bots on Lost Cities).
+  void evaluate() { ctx_.evaluate(nets_.evaluator(kPolicyNet), game_, tree_ ? &*tree_ : nullptr); }
 
-  /// Kuhn/Leduc: the policy's exact exploitability; Lost Cities: batched matches against the bots.
-  void evaluate() {
-    eval_text_.clear();
-    if (!evaluation_iteration()) return;
-    const auto t0 = Clock::now();
-    if (tree_) {
-      const TabularPolicy pol = strategy_policy(*tree_, nets_.evaluator(kPolicyNet));
-      const auto r = exploitability(pol);
-      write_policy_file(io_.run_dir + "/policy.json", pol);
-      mtr_["nash_conv"] = r.nash_conv;
-      mtr_["exploitability"] = r.exploitability;
-      eval_text_ = fmt::format("  exploitability {:.4f} ({:.0f} mA/g)", r.exploitability, 1e3 * r.exploitability);
-    } else if constexpr (std::is_same_v<G, LostCitiesTraversalGame>) {
-      auto r = evaluate_against_bots(nets_.evaluator(kPolicyNet), game_,
-                                     {.opponents = o_.eval_opponents, .games = o_.eval_games,
-                                      .seed = derive_seed(o_.seed, kEvaluationStream, static_cast<std::uint64_t>(it_)),
-                                      .max_steps = o_.eval_max_steps, .rules = o_.rules, .play = o_.eval_play, .stop = io_.stop});
-      if (r.stopped) throw StepInterrupted{"evaluation"};
-      eval_text_ = r.text;
-      if (!r.reports.empty()) mtr_["evaluation"] = std::move(r.reports);  // none when evaluation.games = 0
-    }
-    mtr_["eval_seconds"] = since(t0);
-  }
+  void write_metrics() { ctx_.write_metrics(); }
 
-  void write_metrics() {
-    mtr_["iteration_seconds"] = since(started_it_);
-    mtr_["elapsed_seconds"] = since(started_);
-    mtr_["rss_bytes"] = resident_bytes();
-    metrics_->append(mtr_.dump() + "\n");
-  }
-
-  void write_checkpoint() {
-    write_checkpoint_dir(nets_, {.run_dir = io_.run_dir, .iteration = it_, .config_toml = io_.config_toml, .shape = o_.shape,
-                                 .train_rng = train_rng_.state(), .write_memories = nullptr, .save_every = o_.save_every,
-                                 .previous_latest = latest_checkpoint_});
-    latest_checkpoint_ = it_;
-  }
+  void write_checkpoint() { ctx_.write_checkpoint(nets_, train_rng_.state()); }
 
   void print_iteration() {
-    const double elapsed = since(started_);
-    const int left = o_.max_iterations - it_, ran = it_ - first_ + 1;
-    const double eta = o_.max_minutes > 0 ? std::min(elapsed / ran * left, std::max(0.0, o_.max_minutes * 60 - elapsed))
-                                          : elapsed / ran * left;
     const auto& pg = policy_stats_.policy_gradient;
-    say(fmt::format("iter {:>4}/{}  rollouts {:.1f}s ({:.0f} actions/s)  train {:.1f}s  policy {:.3g} (KL magnet {:.3g}, "
-                    "entropy {:.3g}{})  value {:.3g}  digest {}{}  ETA {:.0f}s",
-                    it_, o_.max_iterations, rollout_s_, rollout_s_ > 0 ? nodes_ / rollout_s_ : 0.0, train_s_,
-                    policy_stats_.mean_loss, pg.magnet_kl, pg.entropy,
-                    policy_train_.policy_gradient.bc_weight > 0 ? fmt::format(", bot CE {:.3g}", pg.bot_cross_entropy) : "",
-                    value_stats_.mean_loss, mtr_["sample_digest"].get<std::string>(), eval_text_, eta));
+    ctx_.print_iteration(fmt::format(
+        "rollouts {:.1f}s ({:.0f} actions/s)  train {:.1f}s  policy {:.3g} (KL magnet {:.3g}, entropy {:.3g}{})  value {:.3g}  digest {}",
+        rollout_s_, rollout_s_ > 0 ? nodes_ / rollout_s_ : 0.0, train_s_, policy_stats_.mean_loss, pg.magnet_kl, pg.entropy,
+        policy_train_.policy_gradient.bc_weight > 0 ? fmt::format(", bot CE {:.3g}", pg.bot_cross_entropy) : "",
+        value_stats_.mean_loss, ctx_.metrics()["sample_digest"].get<std::string>()));
   }
 
   const RunOptions o_;
@@ -374,15 +298,11 @@ class MmdTrainer final : public Trainer {
   MmdRolloutOptions rollout_;  // this iteration's (begin_iteration)
   TrainStats policy_stats_, value_stats_;
   std::optional<GameTree> tree_;
-  std::optional<MetricsFile> metrics_;
-  std::ofstream log_;
   SampleDigest digest_;
   std::int64_t dropped_ = 0, nodes_ = 0;
-  nlohmann::json mtr_;
-  std::string eval_text_;
-  int it_ = 0, first_ = 1, latest_checkpoint_ = 0, opponent_ = 0;
+  int it_ = 0, opponent_ = 0;
   double rollout_s_ = 0, train_s_ = 0;
-  Clock::time_point started_ = Clock::now(), started_it_ = Clock::now();
+  RunContext ctx_{o_, io_};  // the log, metrics, evaluation, faults, checkpoints
   WorkerThread trainer_;  // last: joined first, while what its jobs read still exists
 };
 

@@ -5,8 +5,8 @@
 // policy (clipped policy gradient + KL toward the magnet + the fading KL toward a bot) and the value
 // network train on the trainer threads, the new weights are published, the magnet moves every
 // magnet_every iterations and a snapshot of the policy joins the opponents every snapshot_every.
-// Evaluation, metrics.jsonl, checkpoints and resume are the shared ones
-// (apps/algorithms/run_steps.h, the driver apps/deep_cfr.cc). One process (no MPI).
+// Evaluation, metrics.jsonl, numeric faults, checkpoints and resume are the shared ones
+// (the run context apps/algorithms/run/context.h, the driver apps/deep_cfr.cc). One process (no MPI).
 #include <memory>
 
 #include "apps/algorithms/mmd/options.h"
