@@ -22,6 +22,7 @@ packages=(
   libopenmpi-dev openmpi-bin  # distributed runs: mpirun -np N cfr-run
   libjs-chart.js              # cfr-serve's charts, served locally
   chromium chromium-driver python3-selenium fonts-liberation  # cfr-serve's browser tests (headless)
+  pybind11-dev python3-dev python3-numpy python3-pytest       # the cfr Python module and its tests (docs/python.md)
 )
 
 missing=()

@@ -1,0 +1,421 @@
+// The `cfr` Python module (pybind11): the engine's games with OpenSpiel's vocabulary and a
+// vectorised environment (docs/python.md). Everything here is binding code: the games' behaviour
+// is states.h/.cc over the engine, the batched stepping vector_env.h/.cc.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/core/errors.h"
+#include "engine/games/bots.h"
+#include "engine/games/match.h"
+#include "engine/games/players.h"
+#include "python/states.h"
+#include "python/vector_env.h"
+
+namespace pb = pybind11;
+
+namespace cfr::py_module {
+
+using cfr::py::AnyState;
+using cfr::py::Game;
+using cfr::py::StepBuffers;
+using cfr::py::VectorEnv;
+using cfr::py::VectorEnvOptions;
+
+constexpr int kChance = -1;
+constexpr int kTerminal = -4;
+
+/// A Python-side state: the engine state and the game it belongs to.
+struct PyState {
+  std::shared_ptr<const Game> game;
+  std::unique_ptr<AnyState> s;
+  PyState clone() const { return PyState{game, s->clone()}; }
+};
+
+std::string rules_text(const pb::object& rules) {
+  if (rules.is_none()) return "";
+  if (pb::isinstance<pb::str>(rules)) return rules.cast<std::string>();
+  if (!pb::isinstance<pb::dict>(rules)) throw InputError("rules: give a dict of rule knobs (or its JSON text)");
+  return pb::module_::import("json").attr("dumps")(rules).cast<std::string>();
+}
+
+int player_or_current(const PyState& st, std::optional<int> player) {
+  if (player) {
+    if (*player != 0 && *player != 1) throw InputError(fmt::format("player must be 0 or 1, got {}", *player));
+    return *player;
+  }
+  const int p = st.s->current_player();
+  if (p == kChance) throw InputError("no player moves at a chance node: give player=0 or player=1");
+  if (p == kTerminal) throw InputError("the game is over: give player=0 or player=1");
+  return p;
+}
+
+std::vector<int> actions_of(ActionMask m) {
+  std::vector<int> v;
+  while (m != 0) {
+    v.push_back(std::countr_zero(m));
+    m &= m - 1;
+  }
+  return v;
+}
+
+pb::object make_rules_dict(const Game& g) { return pb::module_::import("json").attr("loads")(g.rules_json()); }
+
+/// VectorEnv's Python face: the C++ environment and the TimeStep type.
+struct PyVectorEnv {
+  std::shared_ptr<const Game> game;
+  std::unique_ptr<VectorEnv> env;
+  VectorEnvOptions opts;
+};
+
+/// A built-in bot and the game (rules) it was made for.
+struct PyBot {
+  std::shared_ptr<Game> game;
+  std::unique_ptr<cfr::lc::Bot> bot;
+};
+
+pb::object& timestep_type() {
+  static auto* t = new pb::object();  // leaked on purpose: lives as long as the interpreter
+  return *t;
+}
+
+pb::object run_batch(PyVectorEnv& self, const std::optional<pb::array_t<std::int64_t, pb::array::c_style | pb::array::forcecast>>& actions) {
+  const pb::ssize_t n = self.env->size();
+  const pb::ssize_t w = self.env->observation_size();
+  const pb::ssize_t a = self.env->num_actions();
+  std::vector<std::int64_t> acts;
+  if (actions) {
+    if (actions->ndim() != 1 || actions->shape(0) != n)
+      throw InputError(fmt::format("VectorEnv.step: actions must have shape ({},), got {} dimension(s) of {} values",
+                                   n, actions->ndim(), actions->size()));
+    acts.assign(actions->data(), actions->data() + n);
+  }
+  pb::array_t<float> obs({n, w});
+  pb::array_t<bool> mask({n, a});
+  pb::array_t<float> reward(n);
+  pb::array_t<bool> done(n);
+  pb::array_t<bool> truncated(n);
+  pb::array_t<std::int32_t> player(n);
+  const StepBuffers out{.observation = obs.mutable_data(), .legal_mask = mask.mutable_data(),
+                        .reward = reward.mutable_data(), .done = done.mutable_data(),
+                        .truncated = truncated.mutable_data(), .current_player = player.mutable_data()};
+  {
+    pb::gil_scoped_release release;
+    if (actions) self.env->step(acts, out);
+    else self.env->reset(out);
+  }
+  return timestep_type()(obs, mask, reward, done, truncated, player);
+}
+
+}  // namespace cfr::py_module
+
+PYBIND11_MODULE(cfr, m) {
+  using namespace cfr::py_module;
+  namespace cp = cfr::py;
+
+  m.doc() = R"doc(The cfr engine from Python (docs/python.md).
+
+Games with OpenSpiel's vocabulary (load_game, Game.new_initial_state, State.legal_actions,
+apply_action, returns, information_state_tensor, ...) over the C++ engine: Lost Cities (any
+rules), Kuhn and Leduc poker. VectorEnv steps n games at once in C++ with batched NumPy
+observations and legal-action masks.
+
+    import cfr
+    game = cfr.load_game("lost_cities")
+    state = game.new_initial_state(seed=7)
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    print(state.returns())
+
+Errors carry the engine's messages: bad rules, decks, players or serialized text raise
+cfr.InputError, an illegal action cfr.IllegalActionError (both are ValueError).)doc";
+
+  static pb::exception<cfr::InputError> input_error(m, "InputError", PyExc_ValueError);
+  static pb::exception<cfr::IllegalActionError> illegal_error(m, "IllegalActionError", PyExc_ValueError);
+  input_error.doc() = "Bad input (rules, deck, player, serialized state, options): the engine's message. A ValueError.";
+  illegal_error.doc() = "An action that is not legal in the state it was applied to. A ValueError.";
+  pb::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const cfr::InputError& e) {
+      PyErr_SetString(input_error.ptr(), e.what());
+    } catch (const cfr::IllegalActionError& e) {
+      PyErr_SetString(illegal_error.ptr(), e.what());
+    } catch (const cfr::CheckError& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+
+  m.attr("CHANCE_PLAYER") = kChance;
+  m.attr("TERMINAL_PLAYER") = kTerminal;
+
+  m.def("registered_games", &cp::registered_games, "The names load_game accepts, in registration order.");
+
+  pb::class_<Game, std::shared_ptr<Game>> game_cls(m, "Game", "A registered game with its rules; made by load_game().");
+  pb::class_<PyState> state_cls(m, "State", "One state of a game (Game.new_initial_state()): a plain value; clone() copies it.");
+
+  m.def(
+      "load_game",
+      [](const std::string& name, const pb::object& rules) {
+        return std::make_shared<Game>(name, rules_text(rules));
+      },
+      pb::arg("name"), pb::arg("rules") = pb::none(),
+      R"doc(The registered game `name` ("lost_cities", "kuhn", "leduc"; see registered_games()).
+
+rules: Lost Cities' rule knobs as a dict (or its JSON text), e.g. {"n_colors": 3, "hand_size": 5};
+unknown knobs and values out of range raise InputError with the engine's message. The other games
+take no rules.)doc");
+
+  game_cls.def_property_readonly("name", &Game::name, "The game's registered name.")
+      .def_property_readonly("rules", &make_rules_dict, "Every rule knob as a dict (empty for games without rules).")
+      .def_property_readonly("is_enumerable", &Game::enumerable,
+                             "Whether the game has explicit chance nodes and exact solvers (Kuhn, Leduc).")
+      .def("num_distinct_actions", &Game::num_distinct_actions, "Number of action ids (Lost Cities: 2·hand_size + 1 + n_colors).")
+      .def("information_state_tensor_size", &Game::info_state_size,
+           "Length of information_state_tensor() (Lost Cities: 297 with the default rules; Kuhn 11; Leduc 24).")
+      .def("information_state_tensor_shape", [](const Game& g) { return std::vector<int>{g.info_state_size()}; },
+           "[information_state_tensor_size()], OpenSpiel's spelling.")
+      .def("num_players", [](const Game&) { return 2; }, "Always 2.")
+      .def(
+          "new_initial_state",
+          [](const std::shared_ptr<Game>& g, std::optional<std::uint64_t> seed, std::optional<std::vector<int>> deck) {
+            return PyState{g, g->new_initial_state(seed, deck)};
+          },
+          pb::arg("seed") = pb::none(), pb::arg("deck") = pb::none(),
+          R"doc(A new game.
+
+Lost Cities: dealt from `seed` (State::deal; default 0, the deal cfr-arena's seeds give) or from
+`deck`, the public card ids before dealing with the top last (the order transcripts record).
+Kuhn/Leduc: without a seed, the chance root (current_player() == CHANCE_PLAYER; apply a chance
+outcome's action); with a seed, every chance node is resolved from Rng(seed), now and later.)doc")
+      .def(
+          "deserialize_state",
+          [](const std::shared_ptr<Game>& g, const std::string& text) { return PyState{g, g->deserialize_state(text)}; },
+          pb::arg("text"), "The state State.serialize() wrote; InputError naming what is wrong.")
+      .def("__repr__", [](const Game& g) { return fmt::format("cfr.load_game(\"{}\", rules={})", g.name(), g.rules_json()); })
+      .def("__eq__", [](const Game& a, const Game& b) { return a.name() == b.name() && a.rules() == b.rules(); })
+      .def("__hash__", [](const Game& g) { return pb::hash(pb::str(g.name() + g.rules_json())); });
+
+  state_cls
+      .def("current_player", [](const PyState& s) { return s.s->current_player(); },
+           "0 or 1 at decisions, CHANCE_PLAYER (-1) at chance nodes, TERMINAL_PLAYER (-4) when the game is over.")
+      .def("is_terminal", [](const PyState& s) { return s.s->is_terminal(); }, "Whether the game is over.")
+      .def("is_chance_node", [](const PyState& s) { return s.s->is_chance_node(); },
+           "Whether chance moves next (Kuhn/Leduc made without a seed; Lost Cities never).")
+      .def("chance_outcomes", [](const PyState& s) { return s.s->chance_outcomes(); },
+           "[(action, probability)] at a chance node; [] elsewhere.")
+      .def("legal_actions", [](const PyState& s) { return actions_of(s.s->legal_mask()); },
+           "The legal action ids in increasing order (chance nodes: the outcomes; terminal: []).")
+      .def("legal_actions_mask",
+           [](const PyState& s) {
+             const int n = s.s->num_distinct_actions();
+             pb::array_t<bool> out(n);
+             const cfr::ActionMask bits = s.s->legal_mask();
+             for (int a = 0; a < n; ++a) out.mutable_data()[a] = ((bits >> a) & 1U) != 0;
+             return out;
+           },
+           "A bool array of num_distinct_actions(): True where the action is legal.")
+      .def("num_distinct_actions", [](const PyState& s) { return s.s->num_distinct_actions(); }, "As Game.num_distinct_actions().")
+      .def(
+          "apply_action",
+          [](PyState& s, int action) { s.s->apply_action(action); }, pb::arg("action"),
+          "Applies a legal action (IllegalActionError, a ValueError, otherwise; the state is unchanged).")
+      .def("returns", [](const PyState& s) { return std::vector<double>{s.s->returns(0), s.s->returns(1)}; },
+           "[utility of player 0, of player 1] (zero-sum). Lost Cities: the score difference, at any state; "
+           "Kuhn/Leduc: 0 before the end.")
+      .def("player_return", [](const PyState& s, int p) {
+             if (p != 0 && p != 1) throw cfr::InputError(fmt::format("player must be 0 or 1, got {}", p));
+             return s.s->returns(p);
+           }, pb::arg("player"), "returns()[player].")
+      .def("scores", [](const PyState& s) { return s.s->scores(); },
+           "Lost Cities: (score of player 0, score of player 1); other games raise InputError.")
+      .def(
+          "information_state_tensor",
+          [](const PyState& s, std::optional<int> player) {
+            const int p = player_or_current(s, player);
+            pb::array_t<float> out(s.s->info_state_size());
+            s.s->encode(p, out.mutable_data());
+            return out;
+          },
+          pb::arg("player") = pb::none(),
+          "What `player` (default: the player to move) knows, as the networks see it: a float32 array of "
+          "Game.information_state_tensor_size() (Lost Cities: the 297-float encoding).")
+      .def("observation_string",
+           [](const PyState& s, std::optional<int> player) { return s.s->observation_string(player_or_current(s, player)); },
+           pb::arg("player") = pb::none(),
+           "`player`'s view in words (Lost Cities: own hand, expeditions, piles, deck size, scores; Kuhn/Leduc: "
+           "the information-state key).")
+      .def("information_state_string",
+           [](const PyState& s, std::optional<int> player) {
+             return s.s->information_state_string(player_or_current(s, player));
+           },
+           pb::arg("player") = pb::none(),
+           "Kuhn/Leduc: the information-state key of policy files (e.g. 'K|pb'); Lost Cities: observation_string().")
+      .def(
+          "action_to_string",
+          [](const PyState& s, int action) { return s.s->action_to_string(action); }, pb::arg("action"),
+          "The action in words, for the player to move (e.g. 'play c0:7', 'draw deck', 'bet', 'deal K').")
+      .def("clone", &PyState::clone, "An independent copy.")
+      .def("__copy__", &PyState::clone, "An independent copy.")
+      .def("__deepcopy__", [](const PyState& s, const pb::object&) { return s.clone(); }, pb::arg("memo"),
+           "An independent copy.")
+      .def(
+          "resample_hidden",
+          [](const PyState& s, std::uint64_t rng_seed, std::optional<int> player) {
+            const int p = player_or_current(s, player);
+            return PyState{s.game, s.s->resample_hidden(p, rng_seed)};
+          },
+          pb::arg("rng_seed"), pb::arg("player") = pb::none(),
+          "A copy in which what `player` (default: the player to move) cannot see is redrawn from Rng(rng_seed): "
+          "the same information_state_tensor(player). This state is unchanged.")
+      .def("history", [](const PyState& s) { return s.s->history(); },
+           "Every action applied since the deal, chance outcomes included.")
+      .def("serialize", [](const PyState& s) { return s.s->serialize(); },
+           "One line of JSON that Game.deserialize_state() reads back to an equal state (Lost Cities: a "
+           "transcript line, engine/games/replay.h, plus any resamples).")
+      .def("game", [](const PyState& s) { return std::const_pointer_cast<Game>(s.game); }, "The state's game.")
+      .def("__eq__", [](const PyState& a, const PyState& b) { return a.s->equals(*b.s); })
+      .def("__str__", [](const PyState& s) { return s.s->to_string(); })
+      .def("__repr__", [](const PyState& s) { return fmt::format("<cfr.State {} {}>", s.game->name(), s.s->serialize()); })
+      .def(pb::pickle(
+          [](const PyState& s) { return pb::make_tuple(s.game->name(), s.game->rules_json(), s.s->serialize()); },
+          [](const pb::tuple& t) {
+            auto g = std::make_shared<Game>(t[0].cast<std::string>(), t[1].cast<std::string>());
+            return PyState{g, g->deserialize_state(t[2].cast<std::string>())};
+          }));
+
+  // --- VectorEnv ---------------------------------------------------------------------------
+  pb::object namedtuple = pb::module_::import("collections").attr("namedtuple");
+  timestep_type() = namedtuple("TimeStep", pb::make_tuple("observation", "legal_mask", "reward", "done", "truncated",
+                                                          "current_player"));
+  timestep_type().attr("__module__") = "cfr";
+  timestep_type().attr("__doc__") = R"doc(What VectorEnv.reset() and step() return, one row per game:
+observation (n, W) float32: the player to move's information_state_tensor;
+legal_mask (n, A) bool; reward (n,) float32: at a game's end the return of the seat that acted for
+you (self-play: the player who made the last move; with an opponent: your seat), else 0;
+done (n,) bool: the game ended in this step and the row already holds the next game;
+truncated (n,) bool: it ended at max_steps; current_player (n,) int32.)doc";
+  m.attr("TimeStep") = timestep_type();
+
+  pb::class_<PyVectorEnv>(m, "VectorEnv", R"doc(n games stepped together in C++.
+
+    env = cfr.VectorEnv(cfr.load_game("lost_cities"), n=1024, seed=0)
+    ts = env.reset()
+    rng = numpy.random.default_rng(0)
+    for _ in range(1000):
+        actions = (rng.random(ts.legal_mask.shape) * ts.legal_mask).argmax(axis=1)
+        ts = env.step(actions)
+
+Games reset automatically. Slot i's k-th game is dealt with derive_seed(seed, i, k) (deal_seeds()):
+the game game.new_initial_state(seed=that) makes. opponent: None (self-play), "random", or a Lost
+Cities bot (cfr.bot_names()) that moves inside C++ while you play agent_seat (0, 1, or -1:
+alternating, slot i's k-th game in seat (i + k) % 2). The GIL is released while C++ steps.)doc")
+      .def(pb::init([](const pb::object& g, int n, std::uint64_t seed, std::optional<std::string> opponent, int agent_seat,
+                       int max_steps, int threads) {
+             std::shared_ptr<Game> game = pb::isinstance<pb::str>(g) ? std::make_shared<Game>(g.cast<std::string>(), "")
+                                                                     : g.cast<std::shared_ptr<Game>>();
+             VectorEnvOptions o{.n = n, .seed = seed, .opponent = opponent.value_or(""), .agent_seat = agent_seat,
+                                .max_steps = max_steps, .threads = threads};
+             auto env = std::make_unique<VectorEnv>(*game, o);
+             return PyVectorEnv{game, std::move(env), o};
+           }),
+           pb::arg("game"), pb::arg("n"), pb::arg("seed") = 0, pb::arg("opponent") = pb::none(),
+           pb::arg("agent_seat") = 0, pb::arg("max_steps") = 10000, pb::arg("threads") = 1,
+           "game: a Game or a registered name; n ≥ 1 games; seed: the deals' base seed; max_steps: a game still "
+           "running after that many actions ends truncated; threads: C++ threads stepping contiguous slices of "
+           "the games (the results do not depend on it).")
+      .def("reset", [](PyVectorEnv& self) { return run_batch(self, std::nullopt); },
+           "Deals every slot's next game; returns a TimeStep (reward, done, truncated all zero).")
+      .def(
+          "step",
+          [](PyVectorEnv& self, const pb::array_t<std::int64_t, pb::array::c_style | pb::array::forcecast>& actions) {
+            return run_batch(self, actions);
+          },
+          pb::arg("actions"),
+          "Applies actions[i] in game i (an int array of shape (n,)), lets the opponent answer, resets finished "
+          "games; returns a TimeStep. An illegal action raises IllegalActionError naming the game, and nothing "
+          "is applied.")
+      .def("deal_seeds", [](const PyVectorEnv& self) { return self.env->deal_seeds(); },
+           "Each slot's current deal seed: game.new_initial_state(seed=s) is the same game.")
+      .def("episodes", [](const PyVectorEnv& self) { return self.env->episodes(); },
+           "Each slot's current game index k (games dealt − 1).")
+      .def("agent_seats", [](const PyVectorEnv& self) { return self.env->agent_seats(); },
+           "Each slot's seat for the caller (self-play: the player to move).")
+      .def_property_readonly("num_envs", [](const PyVectorEnv& self) { return self.env->size(); }, "n.")
+      .def_property_readonly("observation_size", [](const PyVectorEnv& self) { return self.env->observation_size(); },
+                             "Width of TimeStep.observation.")
+      .def_property_readonly("num_actions", [](const PyVectorEnv& self) { return self.env->num_actions(); },
+                             "Width of TimeStep.legal_mask.")
+      .def_property_readonly("game", [](const PyVectorEnv& self) { return std::const_pointer_cast<Game>(self.game); },
+                             "The game.")
+      .def("__len__", [](const PyVectorEnv& self) { return self.env->size(); }, "n.")
+      .def("__repr__", [](const PyVectorEnv& self) {
+        return fmt::format("<cfr.VectorEnv {} n={} seed={} opponent={}>", self.game->name(), self.opts.n, self.opts.seed,
+                           self.opts.opponent.empty() ? "None" : self.opts.opponent);
+      });
+
+  m.def("bot_names", &cfr::lc::bot_names, "The Lost Cities bots by name (make_bot, VectorEnv's opponent, match).");
+
+  // --- bots and matches --------------------------------------------------------------------
+  pb::class_<PyBot>(m, "Bot", "A built-in Lost Cities bot (make_bot()); it keeps no state between calls.")
+      .def_property_readonly("name", [](const PyBot& b) { return std::string(b.bot->name()); }, "The bot's name.")
+      .def_property_readonly("deterministic", [](const PyBot& b) { return b.bot->deterministic(); },
+                             "Whether its choice is a function of the state alone (it never draws from its RNG).")
+      .def(
+          "choose_action",
+          [](PyBot& b, const PyState& s, std::uint64_t rng_seed) {
+            const cfr::lc::State* lc = s.s->lc_state();
+            if (lc == nullptr) throw cfr::InputError(fmt::format("bots play Lost Cities, not {}", s.game->name()));
+            if (!(lc->rules() == b.game->rules()))
+              throw cfr::InputError("the state's rules are not the rules this bot was made for");
+            if (lc->is_terminal()) throw cfr::InputError("the game is over: no action to choose");
+            cfr::Rng rng(rng_seed);
+            return b.bot->choose_action(*lc, rng);
+          },
+          pb::arg("state"), pb::arg("rng_seed") = 0,
+          "The bot's legal action for the player to move; a bot that samples draws from Rng(rng_seed).")
+      .def("__repr__", [](const PyBot& b) { return fmt::format("<cfr.Bot {}>", b.bot->name()); });
+  m.def(
+      "make_bot",
+      [](const std::string& name, const std::optional<std::shared_ptr<Game>>& g) {
+        std::shared_ptr<Game> game = g ? *g : std::make_shared<Game>("lost_cities", "");
+        if (game->name() != cfr::lc::State::kName)
+          throw cfr::InputError(fmt::format("bots play Lost Cities, not {}", game->name()));
+        return PyBot{game, cfr::lc::make_bot(name, game->rules())};
+      },
+      pb::arg("name"), pb::arg("game") = pb::none(),
+      "A built-in bot by name (bot_names()) for a Lost Cities game (default: the standard rules); "
+      "InputError listing the bots for any other name.");
+  m.def(
+      "match",
+      [](const std::string& p0, const std::string& p1, int games, std::uint64_t seed, const pb::object& rules,
+         bool duplicate, int max_steps) {
+        if (games < 1) throw cfr::InputError(fmt::format("match: games must be at least 1, got {}", games));
+        if (max_steps < 1) throw cfr::InputError(fmt::format("match: max_steps must be at least 1, got {}", max_steps));
+        const Game game("lost_cities", rules_text(rules));
+        cfr::lc::AnyPlayer a = cfr::lc::make_player(p0, game.rules());
+        cfr::lc::AnyPlayer b = cfr::lc::make_player(p1, game.rules());
+        const cfr::lc::MatchOptions opts{.games = games, .seed = seed, .max_steps = max_steps, .rules = game.rules(),
+                                         .duplicate = duplicate};
+        std::string json;
+        {
+          pb::gil_scoped_release release;
+          json = cfr::lc::report_json(cfr::lc::run_match_players(a.player(), b.player(), opts));
+        }
+        return pb::module_::import("json").attr("loads")(json);
+      },
+      pb::arg("p0"), pb::arg("p1"), pb::arg("games") = 1000, pb::arg("seed") = 0, pb::arg("rules") = pb::none(),
+      pb::arg("duplicate") = true, pb::arg("max_steps") = 10000,
+      R"doc(A Lost Cities match between two players by name (bot_names(), or external:COMMAND), as
+cfr-arena plays it: duplicate deals by default (each deal twice, seats swapped), the 10,000-action
+cap, seeds as cfr-arena's --seed. Returns cfr-arena --json's report as a dict, from p0's side.
+The GIL is released while the games run.)doc");
+}
