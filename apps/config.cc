@@ -44,7 +44,12 @@ ConfigField real_field(std::string section, std::string key, double& ref, double
             if (!(*v >= lo && *v <= hi)) throw InputError(fmt::format("{}: {} = {} is out of range [{}, {}]", where, name, *v, lo, hi));
             ref = *v;
           },
-          [&ref] { return fmt::format("{}", ref); }};
+          // A TOML float whatever its value (1.0, not 1): --print-config says the key's type.
+          [&ref] {
+            std::string v = fmt::format("{}", ref);
+            if (v.find_first_of(".en") == std::string::npos) v += ".0";
+            return v;
+          }};
 }
 
 ConfigField bool_field(std::string section, std::string key, bool& ref, std::string help) {

@@ -192,15 +192,15 @@ def bench_cases(b, cfgs, w):
     return c
 
 
-# The reals among cfr-run's keys (--print-config prints 0.0 as 0, so the type cannot be read off).
-REAL_KEYS = {
-    "run.max_minutes", "traversal.regret_matching_epsilon", "traversal.outcome_sampling_epsilon",
-    "traversal.outcome_sampling_value_clip", "traversal.probability_floor", "optimization.learning_rate",
-    "optimization.weight_decay", "optimization.grad_clip", "optimization.ema_decay", "distributed.timeout_seconds",
-    "optimization.advantage_target_scale", "mmd.clip", "mmd.magnet_weight", "mmd.entropy_weight", "mmd.reward_scale",
-    "mmd.gae_lambda", "mmd.bc_weight", "mmd.bot_share", "mmd.snapshot_share", "escher.sampling_epsilon",
-    "escher.value_epsilon", "escher.value_clip",
-}
+# A real key: --print-config prints every real as a TOML float (0.0, 1e-06), an integer without a
+# point, so the type of any key, a registered algorithm's or scheduler's too, is read off its value.
+REAL_VALUE = re.compile(r"-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?")
+
+
+def is_real(shown):
+    return REAL_VALUE.fullmatch(shown) is not None and any(ch in shown for ch in ".eE")
+
+
 # Keys where 0 is meaningful (the reason goes into the table); every other numeric key must refuse 0.
 ZERO_OK = {
     "run.seed": "seed 0", "run.max_minutes": "0 = no limit", "rules.n_handshakes": "no wager cards",
@@ -288,7 +288,7 @@ def run_cases(b, cfgs, w, quick=False):
         elif shown.startswith('"'):
             for v in (["", CLIMB] if quick else ["0", "-1", HUGE, "", CLIMB, '"x"']):
                 add(None, v, 2)
-        elif key in REAL_KEYS:
+        elif is_real(shown):
             if not quick or key not in ZERO_OK:
                 add(None, "0", 0 if key in ZERO_OK else 2, ZERO_OK.get(key, ""))
             for v in (["-1", "nan"] if quick else ["-1", "1e400", HUGE, "", "abc", "nan", "true"]):
