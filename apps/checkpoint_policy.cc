@@ -11,7 +11,6 @@
 #include "apps/algorithms/snapshots.h"
 #include "apps/algorithms/run_steps.h"
 #include "apps/checkpoint_format.h"
-#include "apps/search_player.h"
 #include "apps/deep_cfr.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
@@ -324,32 +323,6 @@ const LostCitiesTraversalGame& CheckpointPolicy::game() const { return state->ga
 
 TabularPolicy CheckpointPolicy::tabular(const GameTree& tree) const {
   return strategy_policy(tree, state->nets->evaluator(state->playing));
-}
-
-AnyPlayer make_any_player(const std::string& name, const lc::Rules& rules, const lc::ExternalOptions& external) {
-  static constexpr std::string_view kGreedy = "checkpoint:", kSampled = "checkpoint-sampled:", kSnapshots = "snapshots:",
-                                    kSearch = "search:";
-  AnyPlayer out;
-  if (name.rfind(kSearch, 0) == 0) {
-    out.batch = make_search_player(name.substr(kSearch.size()), rules);
-    return out;
-  }
-  if (name.rfind(kSnapshots, 0) == 0) {
-    out.batch = make_snapshot_player(name.substr(kSnapshots.size()), rules);
-    return out;
-  }
-  const bool greedy = name.rfind(kGreedy, 0) == 0, sampled = name.rfind(kSampled, 0) == 0;
-  if (greedy || sampled) {
-    const PlayMode play = sampled ? PlayMode::kSampled : PlayMode::kGreedy;
-    const CheckpointPolicy p = load_checkpoint_policy(name.substr((sampled ? kSampled : kGreedy).size()));
-    if (p.config.run.game != "lost_cities")
-      throw InputError(fmt::format("{}: a {} checkpoint cannot play Lost Cities", name, p.config.run.game));
-    if (!(p.config.rules == rules))
-      throw InputError(fmt::format("{}: the checkpoint was trained with other Lost Cities rules", name));
-    out.batch = p.batch_bot(play, name);  // named as given: two checkpoints are told apart in reports
-    return out;
-  }
-  return lc::make_player(name, rules, external);
 }
 
 }  // namespace cfr

@@ -90,6 +90,7 @@ inline constexpr std::uint64_t kSnapshotPlayStream = 0x534443465250ULL;  // "SDC
 using AnyPlayer = lc::AnyPlayer;
 /// Throws InputError for an unknown bot (naming the valid ones), an unreadable checkpoint, a
 /// checkpoint trained with other rules, or an external command that cannot be run.
+/// "search:PATH?..." is the search player (apps/search_player.h). Defined in apps/any_player.cc.
 AnyPlayer make_any_player(const std::string& name, const lc::Rules& rules, const lc::ExternalOptions& external = {});
 
 /// What a PLAYER argument accepts, for --help texts.
