@@ -1,5 +1,5 @@
 """Type stubs of the cfr module (python/module.cc; docs/python.md)."""
-from typing import Any, NamedTuple, Optional, Sequence, Union
+from typing import Any, Callable, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -68,14 +68,21 @@ class Bot:
     def choose_action(self, state: State, rng_seed: int = 0) -> int: ...
 
 def make_bot(name: str, game: Optional[Game] = None) -> Bot: ...
+class PlayerViews(NamedTuple):
+    observation: npt.NDArray[np.float32]  # (k, W)
+    legal_mask: npt.NDArray[np.bool_]  # (k, A)
+    states: list[State]
+    games: npt.NDArray[np.int64]  # (k,)
+
 def match(
-    p0: str,
-    p1: str,
+    p0: Union[str, Callable[[PlayerViews], npt.ArrayLike]],
+    p1: Union[str, Callable[[PlayerViews], npt.ArrayLike]],
     games: int = 1000,
     seed: int = 0,
     rules: Optional[Union[dict[str, int], str]] = None,
     duplicate: bool = True,
     max_steps: int = 10000,
+    parallel: int = 256,
 ) -> dict[str, Any]: ...
 
 class VectorEnv:

@@ -5,7 +5,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
 #include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string_view>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,6 +84,70 @@ struct PyVectorEnv {
 struct PyBot {
   std::shared_ptr<Game> game;
   std::unique_ptr<cfr::lc::Bot> bot;
+};
+
+pb::object& views_type() {
+  static auto* t = new pb::object();  // leaked on purpose: lives as long as the interpreter
+  return *t;
+}
+
+/// A Python callable as a match player: called with a batch of views (PlayerViews), it returns
+/// one action per view. Its exceptions stop the match and reach the caller of cfr.match.
+class PyPlayer final : public cfr::lc::BatchBot {
+ public:
+  PyPlayer(pb::object fn, std::shared_ptr<Game> game) : fn_(std::move(fn)), game_(std::move(game)) {
+    name_ = pb::hasattr(fn_, "name") ? pb::str(fn_.attr("name")).cast<std::string>()
+            : pb::hasattr(fn_, "__name__") ? fn_.attr("__name__").cast<std::string>()
+                                           : std::string("python");
+  }
+  std::string_view name() const noexcept override { return name_; }
+  void choose_actions(std::span<const cfr::lc::State* const> states, std::span<cfr::Rng* const>,
+                      std::span<const int> games, std::span<int> actions) override {
+    pb::gil_scoped_acquire gil;
+    try {
+      const auto k = static_cast<pb::ssize_t>(states.size());
+      const pb::ssize_t w = game_->info_state_size(), a = game_->num_distinct_actions();
+      pb::array_t<float> obs({k, w});
+      pb::array_t<bool> mask({k, a});
+      pb::array_t<std::int64_t> game_ids(k);
+      pb::list views;
+      for (pb::ssize_t i = 0; i < k; ++i) {
+        const cfr::lc::State& s = *states[i];
+        s.encode_info_state(s.current_player(), std::span<float>(obs.mutable_data(i, 0), static_cast<std::size_t>(w)));
+        const cfr::ActionMask m = s.legal_mask();
+        for (pb::ssize_t j = 0; j < a; ++j) mask.mutable_data(i, 0)[j] = ((m >> j) & 1U) != 0;
+        game_ids.mutable_data()[i] = games[i];
+        views.append(PyState{game_, cfr::py::wrap_lost_cities_state(s)});
+      }
+      const pb::object out = fn_(views_type()(obs, mask, views, game_ids));
+      const auto got = pb::array_t<std::int64_t, pb::array::c_style | pb::array::forcecast>::ensure(out);
+      if (!got || got.ndim() != 1 || got.shape(0) != k)
+        throw cfr::InputError(fmt::format("player '{}' must return {} actions (one per view)", name_, k));
+      for (pb::ssize_t i = 0; i < k; ++i) {
+        const std::int64_t act = got.data()[i];
+        if (act < 0 || act >= cfr::kMaxActionsAnyGame || !cfr::mask_has(states[i]->legal_mask(), static_cast<int>(act)))
+          throw cfr::IllegalActionError(
+              fmt::format("player '{}' chose action {} in game {}, which is not legal there", name_, act, games[i]));
+        actions[i] = static_cast<int>(act);
+      }
+    } catch (pb::error_already_set& e) {
+      error_ = std::make_unique<pb::error_already_set>(std::move(e));
+      throw std::runtime_error("python player raised");
+    }
+  }
+  /// Re-raises the callable's own exception, if it raised one (call with the GIL held).
+  void rethrow() {
+    if (error_) {
+      auto e = std::move(error_);
+      throw std::move(*e);
+    }
+  }
+
+ private:
+  pb::object fn_;
+  std::shared_ptr<Game> game_;
+  std::string name_;
+  std::unique_ptr<pb::error_already_set> error_;
 };
 
 pb::object& timestep_type() {
@@ -304,6 +372,12 @@ you (self-play: the player who made the last move; with an opponent: your seat),
 done (n,) bool: the game ended in this step and the row already holds the next game;
 truncated (n,) bool: it ended at max_steps; current_player (n,) int32.)doc";
   m.attr("TimeStep") = timestep_type();
+  views_type() = namedtuple("PlayerViews", pb::make_tuple("observation", "legal_mask", "states", "games"));
+  views_type().attr("__module__") = "cfr";
+  views_type().attr("__doc__") = R"doc(What a Python player gets from cfr.match, one row per game where it is to move:
+observation (k, W) float32: the player to move's information_state_tensor; legal_mask (k, A) bool;
+states: k cfr.State copies (serialize() is unavailable on them); games: (k,) int64 match game indices.)doc";
+  m.attr("PlayerViews") = views_type();
 
   pb::class_<PyVectorEnv>(m, "VectorEnv", R"doc(n games stepped together in C++.
 
@@ -396,26 +470,49 @@ alternating, slot i's k-th game in seat (i + k) % 2). The GIL is released while 
       "InputError listing the bots for any other name.");
   m.def(
       "match",
-      [](const std::string& p0, const std::string& p1, int games, std::uint64_t seed, const pb::object& rules,
-         bool duplicate, int max_steps) {
+      [](const pb::object& p0, const pb::object& p1, int games, std::uint64_t seed, const pb::object& rules,
+         bool duplicate, int max_steps, int parallel) {
         if (games < 1) throw cfr::InputError(fmt::format("match: games must be at least 1, got {}", games));
         if (max_steps < 1) throw cfr::InputError(fmt::format("match: max_steps must be at least 1, got {}", max_steps));
-        const Game game("lost_cities", rules_text(rules));
-        cfr::lc::AnyPlayer a = cfr::lc::make_player(p0, game.rules());
-        cfr::lc::AnyPlayer b = cfr::lc::make_player(p1, game.rules());
-        const cfr::lc::MatchOptions opts{.games = games, .seed = seed, .max_steps = max_steps, .rules = game.rules(),
+        if (parallel < 1) throw cfr::InputError(fmt::format("match: parallel must be at least 1, got {}", parallel));
+        auto game = std::make_shared<Game>("lost_cities", rules_text(rules));
+        std::array<cfr::lc::AnyPlayer, 2> named;
+        std::array<std::unique_ptr<PyPlayer>, 2> callables;
+        std::array<cfr::lc::MatchPlayer, 2> players;
+        const std::array<const pb::object*, 2> given{&p0, &p1};
+        for (int i = 0; i < 2; ++i) {
+          if (pb::isinstance<pb::str>(*given[i])) {
+            named[i] = cfr::lc::make_player(given[i]->cast<std::string>(), game->rules());
+            players[i] = named[i].player();
+          } else if (PyCallable_Check(given[i]->ptr())) {
+            callables[i] = std::make_unique<PyPlayer>(*given[i], game);
+            players[i] = {.batch = callables[i].get()};
+          } else {
+            throw cfr::InputError(fmt::format("match: p{} must be a player's name or a callable", i));
+          }
+        }
+        const cfr::lc::MatchOptions opts{.games = games, .seed = seed, .max_steps = max_steps, .rules = game->rules(),
                                          .duplicate = duplicate};
         std::string json;
-        {
+        try {
           pb::gil_scoped_release release;
-          json = cfr::lc::report_json(cfr::lc::run_match_players(a.player(), b.player(), opts));
+          json = cfr::lc::report_json(cfr::lc::run_match_players(players[0], players[1], opts, parallel));
+        } catch (...) {
+          for (auto& c : callables)
+            if (c) c->rethrow();
+          throw;
         }
         return pb::module_::import("json").attr("loads")(json);
       },
       pb::arg("p0"), pb::arg("p1"), pb::arg("games") = 1000, pb::arg("seed") = 0, pb::arg("rules") = pb::none(),
-      pb::arg("duplicate") = true, pb::arg("max_steps") = 10000,
-      R"doc(A Lost Cities match between two players by name (bot_names(), or external:COMMAND), as
-cfr-arena plays it: duplicate deals by default (each deal twice, seats swapped), the 10,000-action
-cap, seeds as cfr-arena's --seed. Returns cfr-arena --json's report as a dict, from p0's side.
-The GIL is released while the games run.)doc");
+      pb::arg("duplicate") = true, pb::arg("max_steps") = 10000, pb::arg("parallel") = 256,
+      R"doc(A Lost Cities match, as cfr-arena plays it: duplicate deals by default (each deal twice,
+seats swapped), the 10,000-action cap, seeds as cfr-arena's --seed. Returns cfr-arena --json's
+report as a dict, from p0's side.
+
+A player is a name (bot_names(), or external:COMMAND) or a Python callable: up to `parallel` games
+run in lockstep and the callable is called with a PlayerViews batch of the games where it is to
+move (observation (k, W) float32, legal_mask (k, A) bool, states: k cfr.State copies, games: (k,)
+match game indices) and returns k legal actions. Its name in the report is its `name` attribute or
+__name__. Its exceptions stop the match and propagate. The GIL is released while C++ plays.)doc");
 }

@@ -175,6 +175,8 @@ class StateImpl final : public AnyState {
   std::string serialize() const override {
     json j;
     if constexpr (kLc) {
+      if (deck_.empty())
+        throw InputError("this state came from a match without its deck and history: it cannot be serialized");
       j = json::parse(lc::transcript_line(0, s_.rules(), deck_, history_, {}));
       j.erase("game");
     } else {
@@ -279,6 +281,10 @@ void replay_into(Impl& st, const std::vector<int>& actions, const std::vector<Re
 }  // namespace
 
 std::vector<std::string> registered_games() { return game_names(); }
+
+std::unique_ptr<AnyState> wrap_lost_cities_state(const lc::State& s) {
+  return std::make_unique<StateImpl<lc::State>>(s, std::vector<int>{}, std::nullopt);
+}
 
 Game::Game(const std::string& name, const std::string& rules_json) : name_(name) {
   visit_registered_game(name, [&]<class R>(R) {

@@ -102,6 +102,10 @@ class Game {
   int info_size_ = 0;
 };
 
+/// A Lost Cities state as a match hands it to a player: everything but serialize(), which raises
+/// InputError (no deck or history comes with it).
+std::unique_ptr<AnyState> wrap_lost_cities_state(const lc::State& s);
+
 /// The registered games' names (engine/games/games.h).
 std::vector<std::string> registered_games();
 

@@ -1,15 +1,12 @@
 """VectorEnv against single games: same deal seeds give the same trajectories (observations,
 masks, rewards, resets), the built-in opponent moves as the bot does, truncation, determinism
 whatever the thread count."""
-import json
 import random
-import subprocess
 
 import numpy as np
 import pytest
 
 import cfr
-from conftest import build_dir
 
 
 def mirror_check(env, game, steps, rng, opponent=None):
@@ -142,20 +139,3 @@ def test_reset_deals_new_games_and_episodes_count():
     env.reset()
     assert env.episodes() == [1, 1, 1] and env.deal_seeds() != first
     assert "cfr.VectorEnv kuhn n=3" in repr(env)
-
-
-def test_match_returns_cfr_arenas_report():
-    r = cfr.match("heuristic_balanced", "random", games=20, seed=1)
-    assert r["games"] == 20 and r["bot0"] == "heuristic_balanced" and r["bot1"] == "random"
-    assert r["wins"] + r["draws"] + r["losses"] == 20 and r["duplicate_deals"] is True
-    arena = build_dir() / "bin" / "cfr-arena"
-    if not arena.exists():
-        pytest.skip(f"{arena} is not built")
-    out = subprocess.run([str(arena), "--bot0", "heuristic_balanced", "--bot1", "random", "--games", "20", "--seed", "1",
-                          "--json"], capture_output=True, text=True, check=True)
-    expected = json.loads(out.stdout)
-    timing = {"seconds", "games_per_second"}
-    assert {k: v for k, v in r.items() if k not in timing} == {k: v for k, v in expected.items() if k not in timing}
-    small = {"n_colors": 3, "n_ranks": 6, "n_handshakes": 2, "hand_size": 5}
-    r = cfr.match("heuristic_cautious", "discard_only", games=10, seed=4, rules=small, duplicate=False)
-    assert r["games"] == 10 and r["duplicate_deals"] is False
