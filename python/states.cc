@@ -96,9 +96,8 @@ std::string small_state_text(const S& s) {
     return fmt::format("cards {} {}; history '{}'", card(0), card(1), h);
   } else if constexpr (std::same_as<S, leduc::State>) {
     const auto card = [](int c) { return c < 0 ? "?" : kLeducCards[c]; };
-    return fmt::format("private {} {}; public {}; round {}; pot {} {}; keys '{}' '{}'", card(s.private_card(0)),
-                       card(s.private_card(1)), card(s.public_card()), s.round() + 1, s.contribution(0),
-                       s.contribution(1), s.info_state_key(0), s.info_state_key(1));
+    return fmt::format("private {} {}; public {}; round {}; pot {} {}", card(s.private_card(0)), card(s.private_card(1)),
+                       card(s.public_card()), s.round() + 1, s.contribution(0), s.contribution(1));
   } else {
     return std::string(S::kName);
   }
@@ -153,15 +152,19 @@ class StateImpl final : public AnyState {
     if constexpr (kLc) return lc_action_text(s_, a);
     else return small_action_text(s_, a);
   }
-  std::string observation_string(int p) const override {
-    if constexpr (kLc) return lc_view(s_, p);
-    else if constexpr (kEnum) return s_.info_state_key(p);
-    else return to_string();
-  }
+  std::string observation_string(int p) const override { return information_state_string(p); }
   std::string information_state_string(int p) const override {
-    if constexpr (kLc) return lc_view(s_, p);
-    else if constexpr (kEnum) return s_.info_state_key(p);
-    else return to_string();
+    if constexpr (kLc) {
+      return lc_view(s_, p);
+    } else if constexpr (kEnum) {
+      try {
+        return s_.info_state_key(p);
+      } catch (const CheckError& e) {  // e.g. before the player's card is dealt: the caller's input
+        throw InputError(e.what());
+      }
+    } else {
+      return to_string();
+    }
   }
   std::string to_string() const override {
     if constexpr (kLc) return s_.to_string();

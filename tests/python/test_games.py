@@ -204,3 +204,32 @@ def test_history_records_seeded_chance_outcomes():
     assert len(s.history()) == 2 and sorted(s.history()) != [s.history()[0]] * 2
     assert s.game() == g
     assert repr(s).startswith("<cfr.State kuhn")
+
+
+def test_every_query_at_every_kuhn_node_and_on_leduc_paths_answers_or_raises_a_value_error():
+    def visit(state, depth=0):
+        for p in (0, 1):
+            assert state.information_state_tensor(p).shape[0] > 0
+            for query in (state.observation_string, state.information_state_string):
+                try:
+                    assert query(p)
+                except ValueError as e:
+                    assert state.is_chance_node() and "no card yet" in str(e)
+            state.player_return(p)
+        str(state), repr(state), state.serialize(), state.history(), state.returns(), state.chance_outcomes()
+        for a in range(state.num_distinct_actions()):
+            state.action_to_string(a)
+        if state.current_player() in (0, 1):
+            state.information_state_tensor(), state.observation_string()
+        else:
+            with pytest.raises(ValueError):
+                state.information_state_tensor()
+        if depth < 7:
+            for a in state.legal_actions():
+                child = state.clone()
+                child.apply_action(a)
+                visit(child, depth + 1)
+
+    visit(cfr.load_game("kuhn").new_initial_state())
+    leduc = cfr.load_game("leduc").new_initial_state()
+    visit(leduc, depth=3)
