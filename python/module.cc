@@ -203,6 +203,8 @@ observations and legal-action masks.
         state.apply_action(state.legal_actions()[0])
     print(state.returns())
 
+Bots by name (make_bot) and cfr-arena's matches (match), with Python callables as players.
+
 Errors carry the engine's messages: bad rules, decks, players or serialized text raise
 cfr.InputError, an illegal action cfr.IllegalActionError (both are ValueError).)doc";
 

@@ -314,8 +314,17 @@ void VectorEnv::step(std::span<const std::int64_t> actions, const StepBuffers& o
   std::lock_guard lock(mu_);
   impl_->step(actions, out);
 }
-std::vector<std::uint64_t> VectorEnv::deal_seeds() const { return impl_->deal_seeds(); }
-std::vector<std::int64_t> VectorEnv::episodes() const { return impl_->episodes(); }
-std::vector<std::int32_t> VectorEnv::agent_seats() const { return impl_->agent_seats(); }
+std::vector<std::uint64_t> VectorEnv::deal_seeds() const {
+  std::lock_guard lock(mu_);
+  return impl_->deal_seeds();
+}
+std::vector<std::int64_t> VectorEnv::episodes() const {
+  std::lock_guard lock(mu_);
+  return impl_->episodes();
+}
+std::vector<std::int32_t> VectorEnv::agent_seats() const {
+  std::lock_guard lock(mu_);
+  return impl_->agent_seats();
+}
 
 }  // namespace cfr::py

@@ -80,7 +80,7 @@ class VectorEnv {
 
  private:
   std::unique_ptr<Impl> impl_;
-  std::mutex mu_;
+  mutable std::mutex mu_;  // serialises every call (step() runs without the GIL)
 };
 
 }  // namespace cfr::py

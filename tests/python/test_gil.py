@@ -9,6 +9,19 @@ import numpy as np
 import cfr
 
 
+def check_released(work, duration, attempts=3):
+    """Passes when, in one of `attempts` runs of work() on a second thread, this thread never paused
+    for half of `duration` (the length of one C++ call): a held GIL pauses it for all of one call
+    in every attempt; a busy machine may deschedule it once."""
+    seen = []
+    for _ in range(attempts):
+        longest, count, _ = longest_pause_during(work)
+        seen.append(f"{longest:.4f} s ({count} iterations)")
+        if longest < 0.5 * duration and count > 1000:
+            return
+    raise AssertionError(f"this thread paused {', '.join(seen)}; one C++ call takes {duration:.4f} s")
+
+
 def longest_pause_during(work):
     """Runs work() on a second thread; the main thread counts and returns (its longest pause
     between two iterations while work ran, its iterations, work's duration)."""
@@ -53,11 +66,9 @@ def test_vector_env_step_releases_the_gil():
         for _ in range(4):
             state["ts"] = env.step(state["ts"].legal_mask.argmax(axis=1))
 
-    longest, count, seconds = longest_pause_during(work)
     # Held for a whole step, the GIL would stop this thread for about one step each time.
     assert one_step > 0.01, f"a step of 40000 games took only {one_step:.4f} s: too short to tell"
-    assert longest < 0.5 * one_step, f"main thread paused {longest:.4f} s; one step takes {one_step:.4f} s"
-    assert count > 1000
+    check_released(work, one_step)
 
 
 def test_match_releases_the_gil():
@@ -67,7 +78,5 @@ def test_match_releases_the_gil():
     t = time.perf_counter()
     work()
     alone = time.perf_counter() - t
-    longest, count, seconds = longest_pause_during(work)
     assert alone > 0.01, f"the match took only {alone:.4f} s: too short to tell"
-    assert longest < 0.5 * alone, f"main thread paused {longest:.4f} s; the match takes {alone:.4f} s"
-    assert count > 1000
+    check_released(work, alone)
