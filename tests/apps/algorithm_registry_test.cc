@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>  // getpid
+
 #include "apps/algorithms/registry.h"
 #include "apps/checkpoint_policy.h"
 #include "apps/config.h"
@@ -63,7 +65,7 @@ TEST_CASE("the built-in algorithms are registered once, each with its section, n
 
 TEST_CASE("a toy algorithm registered from the tests trains, resumes and evaluates through cfr-run's driver") {
   cfr::test::register_uniform_algorithm();
-  const fs::path dir = fs::temp_directory_path() / "cfr-test-toy-algorithm";
+  const fs::path dir = fs::temp_directory_path() / ("cfr-test-toy-algorithm-" + std::to_string(::getpid()));
   fs::remove_all(dir);
 
   cfr::Config cfg = cfr::parse_config(kToyConfig, "toy.toml");

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>  // getpid
+
 #include "apps/algorithms/registry.h"
 #include "apps/config.h"
 #include "apps/deep_cfr.h"
@@ -26,9 +28,10 @@ std::vector<nlohmann::json> metrics_of(const fs::path& run_dir) {
   return lines;
 }
 
-/// A small Kuhn run of `algorithm` into a fresh directory; returns its metrics lines.
-std::vector<nlohmann::json> small_kuhn_run(const std::string& algorithm, const std::vector<std::string>& sets) {
-  const fs::path dir = fs::temp_directory_path() / ("cfr-test-run-context-" + algorithm);
+/// A small Kuhn run of `algorithm` into a fresh directory of its own (test cases run in parallel
+/// processes); returns its metrics lines.
+std::vector<nlohmann::json> small_kuhn_run(const std::string& tag, const std::string& algorithm, const std::vector<std::string>& sets) {
+  const fs::path dir = fs::temp_directory_path() / ("cfr-test-run-context-" + tag + "-" + algorithm + "-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   cfr::Config cfg = cfr::parse_config(R"([run]
 game = "kuhn"
@@ -67,7 +70,7 @@ TEST_CASE("a run stopped by its time budget ends with an evaluation whatever the
   for (const std::string algorithm : {"deep_cfr", "escher", "mmd", "test_uniform"}) {
     CAPTURE(algorithm);
     // 1000 iterations, an evaluation every 1000, 30 ms: the budget ends the run after its first iterations.
-    const auto m = small_kuhn_run(algorithm, {"run.max_iterations=1000", "evaluation.eval_every=1000", "run.max_minutes=0.0005"});
+    const auto m = small_kuhn_run("budget", algorithm, {"run.max_iterations=1000", "evaluation.eval_every=1000", "run.max_minutes=0.0005"});
     REQUIRE(!m.empty());
     CHECK(m.size() < 1000);
     CHECK(m.back().contains("exploitability"));
@@ -79,7 +82,7 @@ TEST_CASE("every trainer reports numeric faults and losses under its networks' n
   cfr::test::register_uniform_algorithm();
   for (const std::string algorithm : {"deep_cfr", "escher", "mmd", "test_uniform"}) {
     CAPTURE(algorithm);
-    const auto m = small_kuhn_run(algorithm, {"run.max_iterations=1"});
+    const auto m = small_kuhn_run("keys", algorithm, {"run.max_iterations=1"});
     REQUIRE(m.size() == 1);
     std::set<std::string> networks;
     for (const auto& spec : cfr::find_algorithm(algorithm).networks(11, 2)) networks.insert(spec.name);
