@@ -139,17 +139,6 @@ int learn(Trainer& trainer, Config& cfg, const DriverOptions& opts, const std::s
 
 }  // namespace
 
-GameSettings game_settings(const Config& cfg) {
-  const AlgorithmInfo algorithm = find_algorithm(cfg.algorithm.name);
-  return {.rules = cfg.rules, .encoding = cfg.encoding,
-          .opponent_bot = algorithm.opponent_bot ? algorithm.opponent_bot(cfg)
-                          : cfg.traversal.opponent_policy == "bot" || cfg.traversal.cutoff_value_mode == "bot_rollout"
-                              ? cfg.traversal.opponent_bot
-                              : std::string()};
-}
-
-std::pair<int, int> game_widths(const Config& cfg) { return traversal_widths(cfg.run.game, game_settings(cfg)); }
-
 int run_training(Config& cfg, const DriverOptions& opts) {
   register_builtin_trainers();
   validate(cfg);

@@ -29,11 +29,6 @@ struct DriverOptions {
 /// options' fault fields; anything else there is an InputError naming the variable.
 inline constexpr const char* kTestFaultsVariable = "CFR_TEST_FAULTS";
 void apply_test_faults(RunOptions& options, const char* spec);
-/// The game settings of a config (what the registered game's traversal adapter is made from;
-/// its bot is the selected algorithm's AlgorithmInfo::opponent_bot).
-GameSettings game_settings(const Config& cfg);
-/// Input width of the configured game's encoding and its number of actions.
-std::pair<int, int> game_widths(const Config& cfg);
 /// Refuses, before anything is written, memories of the selected algorithm (AlgorithmInfo::memory)
 /// that cannot fit in the memory this process may use (physical RAM, or a smaller cgroup limit)
 /// when full. `where` names the config.

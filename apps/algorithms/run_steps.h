@@ -1,8 +1,9 @@
 #pragma once
 // Steps every training algorithm's iteration shares (apps/algorithms/<name>/trainer.cc, through
-// the run context apps/algorithms/run/context.h): writing a checkpoint directory and playing the
-// Lost Cities bots with the network that plays. One home, so
-// that Deep CFR, ESCHER and MMD checkpoints and evaluations are the same files and numbers.
+// the run context apps/algorithms/run/context.h): a step's stop, and playing the Lost Cities bots
+// with the network that plays (above the checkpoint players, apps/checkpoint_policy.h). One home,
+// so that Deep CFR, ESCHER and MMD evaluations are the same numbers. Checkpoint directories:
+// apps/algorithms/run/checkpoints.h.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -12,7 +13,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apps/checkpoint_format.h"
 #include "apps/play_mode.h"
 #include "engine/core/rng.h"
 #include "engine/games/lost_cities.h"
@@ -28,26 +28,6 @@ struct LostCitiesTraversalGame;
 struct StepInterrupted {
   const char* step;
 };
-
-/// What a checkpoint of one iteration holds besides the networks.
-struct CheckpointWrite {
-  std::string run_dir;
-  int iteration = 0;
-  std::string config_toml;
-  CheckpointShape shape;
-  Rng::StateWords train_rng{};
-  /// Writes memories.bin into the given path (empty: the checkpoint has no memories).
-  std::function<void(const std::string& path)> write_memories;
-  int save_every = 0;       // the previous latest is kept only on these boundaries
-  int previous_latest = 0;  // the checkpoint that `latest` named before (0: none)
-};
-
-/// The files of a checkpoint into directory `dir` (which exists): nets.pt, config.toml,
-/// memories.bin when asked, then meta.json with their checksums read back from disk.
-void write_checkpoint_files(const NetworkSet& nets, const std::string& dir, const CheckpointWrite& w);
-/// run_dir/checkpoints/iter-NNNNNN: write_checkpoint_files into a temporary directory, renamed,
-/// then `latest` replaced and the previous latest removed unless it is on a save_every boundary.
-void write_checkpoint_dir(const NetworkSet& nets, const CheckpointWrite& w);
 
 /// Evaluation against bots: games per opponent (duplicate deals), the deals' seed, the action cap.
 struct BotEvaluation {

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/algorithms/deep_cfr/run_files.h"
+#include "apps/algorithms/run/checkpoints.h"
 #include "apps/algorithms/run/options.h"
 #include "apps/algorithms/run_steps.h"
 #include "apps/algorithms/trainer.h"

@@ -1,6 +1,7 @@
 #include "apps/algorithms/run/options.h"
 
 #include "apps/config.h"
+#include "engine/games/games.h"
 
 namespace cfr {
 
@@ -57,5 +58,16 @@ RunOptions run_options(const Config& c) {
       .distributed_timeout_seconds = c.distributed.timeout_seconds,
   };
 }
+
+GameSettings game_settings(const Config& cfg) {
+  const AlgorithmInfo algorithm = find_algorithm(cfg.algorithm.name);
+  return {.rules = cfg.rules, .encoding = cfg.encoding,
+          .opponent_bot = algorithm.opponent_bot ? algorithm.opponent_bot(cfg)
+                          : cfg.traversal.opponent_policy == "bot" || cfg.traversal.cutoff_value_mode == "bot_rollout"
+                              ? cfg.traversal.opponent_bot
+                              : std::string()};
+}
+
+std::pair<int, int> game_widths(const Config& cfg) { return traversal_widths(cfg.run.game, game_settings(cfg)); }
 
 }  // namespace cfr

@@ -7,12 +7,14 @@
 // once, where they are parsed.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "apps/checkpoint_format.h"
 #include "apps/play_mode.h"
 #include "engine/games/lost_cities.h"
 #include "engine/traversal/traversal.h"
+#include "engine/traversal/traversal_games.h"
 #include "nets/networks.h"
 #include "sched/sample_pipe.h"
 #include "sched/scheduler.h"
@@ -59,6 +61,11 @@ struct RunOptions {
 
 /// The shared options of a config.
 RunOptions run_options(const Config& c);
+/// The game settings of a config (what the registered game's traversal adapter is made from;
+/// its bot is the selected algorithm's AlgorithmInfo::opponent_bot).
+GameSettings game_settings(const Config& cfg);
+/// Input width of the configured game's encoding and its number of actions.
+std::pair<int, int> game_widths(const Config& cfg);
 /// The config's traversal.cutoff_value_mode and regret_matching.all_negative_fallback, read by
 /// every algorithm's traversals or rollouts.
 CutoffValue cutoff_value(const Config& c);
