@@ -36,7 +36,12 @@ if mode == "training":
            "--set", "optimization.strategy_updates_per_iteration=1000000"]
     step, want_rc, signals = "training", {0}, [signal.SIGTERM]
 else:
-    cmd = [cfr_run, "--resume", run_dir, "--set", "run.max_iterations=3", "--set", "evaluation.games=100000"]
+    # One update per network: iteration 2's training takes a fraction of a second even on a loaded
+    # machine (20 took 3-6 s, and the signal landed in training under ctest -j2), so the signal
+    # below lands in the evaluation.
+    cmd = [cfr_run, "--resume", run_dir, "--allow-training-changes", "--set", "run.max_iterations=3",
+           "--set", "evaluation.games=100000", "--set", "optimization.advantage_updates_per_iteration=1",
+           "--set", "optimization.strategy_updates_per_iteration=1"]
     step = "evaluation"
     # The kernel picks which of the two pending signals is handled first.
     want_rc = {0} if mode == "evaluation" else {128 + signal.SIGINT, 128 + signal.SIGTERM}
