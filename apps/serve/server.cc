@@ -370,11 +370,16 @@ class Server {
     if ((site == "cross-site" || site == "same-site") && mode != "navigate")
       return error(403, "cross-site requests are refused: this server answers its own pages only");
     if (!token_.empty()) {
-      const Target t = parse_target(req.target());
-      if (const auto q = query_value(t.query, "token"); q && same_secret(*q, token_) && req.method() == http::verb::get) {
+      const std::string_view target = req.target();
+      const auto qpos = target.find('?');
+      const std::string_view query = qpos == std::string_view::npos ? std::string_view{} : target.substr(qpos + 1);
+      if (const auto q = query_value(query, "token"); q && same_secret(*q, token_) && req.method() == http::verb::get) {
         // The printed link: the token becomes a cookie and the address bar loses it.
         Response res{http::status::see_other, 11};
-        res.set(http::field::location, std::string(req.target().substr(0, req.target().find('?'))));
+        // Back to the same page without the token (a path of this server only: never "//host").
+        std::string path(target.substr(0, qpos));
+        if (path.empty() || path.front() != '/' || path.starts_with("//")) path = "/";
+        res.set(http::field::location, path);
         res.set(http::field::set_cookie, fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict", kTokenCookie, token_));
         return res;
       }
