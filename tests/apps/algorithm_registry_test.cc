@@ -26,12 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<nlohmann::json> metrics_of(const fs::path& run_dir) {
-  std::ifstream in(run_dir / "metrics.jsonl");
-  std::vector<nlohmann::json> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
-  return lines;
-}
+using cfr::test::metrics_of;
 
 constexpr const char* kToyConfig = R"([algorithm]
 name = "test_uniform"

@@ -21,12 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<nlohmann::json> metrics_of(const fs::path& run_dir) {
-  std::ifstream in(run_dir / "metrics.jsonl");
-  std::vector<nlohmann::json> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
-  return lines;
-}
+using cfr::test::metrics_of;
 
 /// A small Kuhn run of `algorithm` into a fresh directory of its own (test cases run in parallel
 /// processes); returns its metrics lines.

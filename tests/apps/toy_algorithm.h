@@ -6,7 +6,10 @@
 // context (apps/algorithms/run/context.h) for the log, metrics.jsonl, the evaluation, the
 // numeric-fault report and checkpoints; cfr-run's driver (run_training) runs, resumes and checks
 // it like any algorithm.
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -89,6 +92,14 @@ inline void register_uniform_algorithm() {
       .advantage_snapshots = false,
       .make_trainer = make_uniform_trainer,
   });
+}
+
+/// A run's metrics.jsonl, one JSON object per line (the run tests read their runs with it).
+inline std::vector<nlohmann::json> metrics_of(const std::filesystem::path& run_dir) {
+  std::ifstream in(run_dir / "metrics.jsonl");
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
 }
 
 }  // namespace cfr::test
