@@ -192,7 +192,7 @@ std::unique_ptr<lc::BatchBot> make_snapshot_player(const std::string& run_dir, c
     iterations.push_back(it);
     weights.push_back(read_snapshot(path, nets->total_parameters()));
   }
-  LostCitiesTraversalGame game{.rules = config.rules, .encoding = config.encoding, .bot = nullptr};
+  LostCitiesTraversalGame game{.rules = config.rules, .encoding = config.encoding, .bot = nullptr, .league_bots = {}};
   return std::make_unique<SnapshotBatchBot>(std::move(nets), std::move(iterations), std::move(weights),
                                             config.weighting_mode == "lcfr", game,
                                             config.all_negative_fallback == "argmax" ? RmFallback::kArgmax : RmFallback::kUniform,
@@ -213,7 +213,7 @@ std::unique_ptr<lc::BatchBot> CheckpointPolicy::batch_bot(PlayMode play, std::st
 namespace {
 
 /// Loads checkpoint directory `ck` (load_checkpoint_policy).
-CheckpointPolicy load_checkpoint_dir(const std::string& ck) {
+CheckpointPolicy load_checkpoint_dir(const std::string& ck, int invariant_chunk) {
   namespace fs = std::filesystem;
   // The config a checkpoint was trained with is inside it (verified with its other files).
   // Checkpoints without one (older formats) are refused by their meta.json's version below.
@@ -238,7 +238,8 @@ CheckpointPolicy load_checkpoint_dir(const std::string& ck) {
   p.state->nets = std::make_unique<NetworkSet>(
       std::move(specs),
       NetworkConfig{.hidden_size = p.config.network.hidden_size, .num_layers = p.config.network.num_layers,
-                    .activation = p.config.network.activation, .device = "cpu"},
+                    .activation = p.config.network.activation, .device = "cpu", .device_index = 0,
+                    .invariant_chunk = invariant_chunk},
       0);
   // Verified above: compared with the config and the network set only (no second hashing).
   p.iteration = parse_checkpoint_meta(meta_text, meta, checkpoint_shape(p.config), p.state->nets->specs()).iteration;
@@ -251,11 +252,11 @@ CheckpointPolicy load_checkpoint_dir(const std::string& ck) {
 
 }  // namespace
 
-CheckpointPolicy load_checkpoint_policy(const std::string& path) {
+CheckpointPolicy load_checkpoint_policy(const std::string& path, int invariant_chunk) {
   namespace fs = std::filesystem;
   if (!fs::exists(path)) throw InputError(fmt::format("{}: no such checkpoint or run directory", path));
   require_directory(path, "checkpoint or run directory");
-  if (!fs::exists(fs::path(path) / "checkpoints")) return load_checkpoint_dir(path);
+  if (!fs::exists(fs::path(path) / "checkpoints")) return load_checkpoint_dir(path, invariant_chunk);
   // A run directory whose run may be writing: between reading `latest` and reading the checkpoint
   // it names, the run can write a newer one and remove that one (checkpoint rotation), so that its
   // files vanish or change under the reader. Then `latest` names another checkpoint: load that
@@ -264,7 +265,7 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path) {
   std::string ck = latest_checkpoint_dir(path);
   for (int attempt = 1;; ++attempt) {
     try {
-      return load_checkpoint_dir(ck);
+      return load_checkpoint_dir(ck, invariant_chunk);
     } catch (const std::exception&) {
       std::string now;
       try {
@@ -310,7 +311,7 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out) {
                          {.run_dir = "", .iteration = p.iteration, .config_toml = to_toml(config),
                           .shape = checkpoint_shape(p.config),
                           // A model does not resume training: its trainer RNG is a fixed placeholder.
-                          .train_rng = Rng(1).state(), .write_memories = nullptr});
+                          .train_rng = Rng(1).state(), .write_memories = nullptr, .extra_files = {}});
   fs::create_directories(dest);
   for (const char* name : {"nets.pt", "config.toml", "meta.json"}) fs::rename(tmp / name, dest / name);
   fs::remove(tmp);
@@ -319,6 +320,7 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out) {
 }
 
 Evaluator& CheckpointPolicy::strategy() const { return state->nets->evaluator(state->playing); }
+std::vector<float> CheckpointPolicy::weights() const { return state->nets->published_weights(state->playing); }
 const LostCitiesTraversalGame& CheckpointPolicy::game() const { return state->game; }
 
 TabularPolicy CheckpointPolicy::tabular(const GameTree& tree) const {

@@ -47,6 +47,8 @@ struct CheckpointPolicy {
   TabularPolicy tabular(const GameTree& tree) const;
   /// The strategy network and the game adapter (encoding) it reads (the search player's).
   Evaluator& strategy() const;
+  /// The network that plays, flattened (NetworkSet::published_weights).
+  std::vector<float> weights() const;
   const LostCitiesTraversalGame& game() const;
 };
 
@@ -56,7 +58,8 @@ struct CheckpointPolicy {
 /// be in training: when the checkpoint `latest` named vanishes or changes while it is read (the run
 /// wrote a newer one and removed it), the newest complete checkpoint `latest` names then is loaded
 /// instead; a checkpoint that fails its checks while `latest` still names it is refused.
-CheckpointPolicy load_checkpoint_policy(const std::string& path);
+/// `invariant_chunk` is the loaded networks' network.invariant_chunk (0: whole batches).
+CheckpointPolicy load_checkpoint_policy(const std::string& path, int invariant_chunk = 0);
 
 /// What export_policy wrote.
 struct ExportedPolicy {

@@ -199,10 +199,12 @@ std::vector<ConfigField> fields(Config& c) {
         const std::string h = name + ": " + option.help;
         if (auto* i = std::get_if<std::int64_t>(&ref))
           a.push_back(int_field(name, option.name, *i, static_cast<std::int64_t>(option.min), static_cast<std::int64_t>(option.max), h));
-        else if (auto* r = std::get_if<double>(&ref))
-          a.push_back(real_field(name, option.name, *r, option.min, option.max, h));
+        else if (auto* real = std::get_if<double>(&ref))
+          a.push_back(real_field(name, option.name, *real, option.min, option.max, h));
         else if (auto* b = std::get_if<bool>(&ref))
           a.push_back(bool_field(name, option.name, *b, h));
+        else if (auto* l = std::get_if<std::vector<std::string>>(&ref))
+          a.push_back(list_field(name, option.name, *l, h));
         else
           a.push_back(choice_field(name, option.name, std::get<std::string>(ref), option.choices, h));
       }

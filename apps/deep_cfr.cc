@@ -13,6 +13,7 @@
 #include "apps/algorithms/trainer.h"
 #include "apps/algorithms/trainers.h"
 #include "apps/checkpoint_format.h"
+#include "apps/checkpoint_policy.h"
 #include "apps/distributed.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
@@ -163,7 +164,18 @@ int run_training(Config& cfg, const DriverOptions& opts) {
   // The networks exist (a bad device is refused) before the run directory is touched.
   const TrainerIo io{.run_dir = opts.run_dir, .config_toml = config_toml, .stop = opts.stop, .progress = opts.progress,
                      .dist = opts.dist};
-  auto trainer = algorithm.make_trainer({.config = cfg, .algorithm = algorithm, .run = run, .io = io, .game = game_settings(cfg)});
+  const PolicyLoader load_policy = [](const std::string& path, int invariant_chunk) {
+    auto p = std::make_shared<CheckpointPolicy>(load_checkpoint_policy(path, invariant_chunk));
+    const auto [W, A] = game_widths(p->config);
+    GameSettings settings = game_settings(p->config);
+    return FixedPolicy{.owner = p, .evaluator = &p->strategy(), .game = p->config.run.game, .settings = settings,
+                       .input_width = W, .num_actions = A, .iteration = p->iteration, .checkpoint_dir = p->checkpoint_dir,
+                       .weights = p->weights(),
+                       .hidden_size = p->config.network.hidden_size, .num_layers = p->config.network.num_layers,
+                       .activation = p->config.network.activation};
+  };
+  auto trainer = algorithm.make_trainer(
+      {.config = cfg, .algorithm = algorithm, .run = run, .io = io, .game = game_settings(cfg), .load_policy = load_policy});
   if (!learner) return trainer->serve_learner();
   return learn(*trainer, cfg, opts, config_toml);
 }

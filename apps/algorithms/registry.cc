@@ -24,6 +24,11 @@ AlgorithmOption string_option(std::string name, std::string default_value, std::
           .help = std::move(help)};
 }
 
+AlgorithmOption list_option(std::string name, std::vector<std::string> default_value, std::string help) {
+  return {.name = std::move(name), .default_value = std::move(default_value), .min = 0, .max = 0, .choices = {},
+          .help = std::move(help)};
+}
+
 namespace {
 
 template <class T>
@@ -50,6 +55,9 @@ std::int64_t AlgorithmSettings::integer(const std::string& name) const { return 
 double AlgorithmSettings::real(const std::string& name) const { return get<double>(*this, name); }
 bool AlgorithmSettings::flag(const std::string& name) const { return get<bool>(*this, name); }
 const std::string& AlgorithmSettings::text(const std::string& name) const { return get<std::string>(*this, name); }
+const std::vector<std::string>& AlgorithmSettings::list(const std::string& name) const {
+  return get<std::vector<std::string>>(*this, name);
+}
 
 void register_algorithm(AlgorithmInfo info) {
   std::lock_guard lock(registry_mutex());

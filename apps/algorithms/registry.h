@@ -29,11 +29,11 @@ struct Config;
 class Trainer;
 struct TrainerSetup;
 
-/// A value of an algorithm's option: an integer, a real, a flag or a string.
-using OptionValue = std::variant<std::int64_t, double, bool, std::string>;
+/// A value of an algorithm's option: an integer, a real, a flag, a string or a list of strings.
+using OptionValue = std::variant<std::int64_t, double, bool, std::string, std::vector<std::string>>;
 
 /// One key of an algorithm's [<name>] section. Make them with integer_option, real_option,
-/// bool_option and string_option.
+/// bool_option, string_option and list_option.
 struct AlgorithmOption {
   std::string name;
   OptionValue default_value;   // its alternative is the option's type
@@ -45,6 +45,9 @@ AlgorithmOption integer_option(std::string name, std::int64_t default_value, std
 AlgorithmOption real_option(std::string name, double default_value, double min, double max, std::string help);
 AlgorithmOption bool_option(std::string name, bool default_value, std::string help);
 AlgorithmOption string_option(std::string name, std::string default_value, std::vector<std::string> choices, std::string help);
+/// A TOML array of strings (`key = ["a", "b"]`); what each string may be is the algorithm's
+/// validate() to check.
+AlgorithmOption list_option(std::string name, std::vector<std::string> default_value, std::string help);
 
 /// The values of one algorithm's section (Config::algorithm_options[name]): every declared option
 /// is present (its default unless the config sets it). The accessors throw std::logic_error for
@@ -55,6 +58,7 @@ struct AlgorithmSettings {
   double real(const std::string& name) const;
   bool flag(const std::string& name) const;
   const std::string& text(const std::string& name) const;
+  const std::vector<std::string>& list(const std::string& name) const;
 };
 
 /// What an algorithm's memories need when full, for the check against the memory this process

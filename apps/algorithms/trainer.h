@@ -3,8 +3,10 @@
 // writes, and what its factory (AlgorithmInfo::make_trainer, apps/algorithms/registry.h) gets.
 // LibTorch-free.
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +17,7 @@
 namespace cfr {
 
 class Distributed;
+class Evaluator;
 struct Config;
 
 /// Where a trainer writes and how it is driven.
@@ -26,6 +29,26 @@ struct TrainerIo {
   Distributed* dist = nullptr;              // an MPI job of ≥ 2 processes (only for algorithms that declare it), else null
 };
 
+/// The network that plays of a trained policy (a run directory, a checkpoint directory or an
+/// exported model), loaded by the driver for a trainer's fixed opponents (MMD's mmd.opponents):
+/// algorithms do not include the checkpoint players above them.
+struct FixedPolicy {
+  std::shared_ptr<void> owner;      // keeps `evaluator` alive
+  Evaluator* evaluator = nullptr;   // logits over the actions; never trained
+  std::string game;                 // the run.game it was trained on
+  GameSettings settings;            // its rules and encoding
+  int input_width = 0, num_actions = 0;
+  int iteration = 0;
+  std::string checkpoint_dir;       // the checkpoint loaded
+  /// Its weights (NetworkSet::published_weights layout) and shape, for a trainer that starts
+  /// from it (mmd.initial_policy).
+  std::vector<float> weights;
+  int hidden_size = 0, num_layers = 0;
+  std::string activation;
+};
+/// Loads `path` with network.invariant_chunk = `invariant_chunk`; InputError naming what is wrong.
+using PolicyLoader = std::function<FixedPolicy(const std::string& path, int invariant_chunk)>;
+
 /// What an algorithm's trainer factory gets: the config (its own options are built from it, once,
 /// by the factory), the registration, the shared typed options, where it writes, and the game
 /// settings its traversal adapter is made from. Valid during the factory call only.
@@ -35,6 +58,7 @@ struct TrainerSetup {
   const RunOptions& run;
   const TrainerIo& io;
   GameSettings game;
+  PolicyLoader load_policy;  // null in programs that cannot load checkpoints
 };
 
 /// What cfr-run drives.

@@ -4,6 +4,8 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "engine/core/errors.h"
@@ -335,6 +337,12 @@ class ExpertBot final : public Bot {
     remember(s, a, known);
     return a;
   }
+  // My hand and expeditions are those after my last move until I move again: the key of what I
+  // remembered then.
+  void game_over(const State& s, int seat) override {
+    std::lock_guard lock(mu_);
+    mem_.erase(key(s, seat));
+  }
 
  private:
   struct Memory {
@@ -365,10 +373,15 @@ class ExpertBot final : public Bot {
   Counts recall(const State& s) {
     Counts known{};
     const int p = s.current_player(), o = 1 - p;
-    const auto it = mem_.find(key(s, p));
-    if (it == mem_.end()) return known;
-    const Memory m = it->second;
-    mem_.erase(it);
+    std::optional<Memory> found;
+    {
+      std::lock_guard lock(mu_);
+      const auto it = mem_.find(key(s, p));
+      if (it == mem_.end()) return known;
+      found.emplace(it->second);
+      mem_.erase(it);
+    }
+    const Memory& m = *found;
     const State& a = m.after;
     if (!(a.rules() == s.rules()) || !same_mine(a, s, p)) return known;
     if (s.move_count() == a.move_count()) return s == a ? m.known : known;
@@ -406,12 +419,18 @@ class ExpertBot final : public Bot {
     State after = s;
     after.apply_action(action);
     if (after.is_terminal()) return;
-    if (mem_.size() >= 4096) mem_.clear();
+    std::lock_guard lock(mu_);
+    // Games end through game_over; a caller that never says so (a game abandoned midway) leaves
+    // its entry, and the memory is cleared when they pile up.
+    if (mem_.size() >= kMaxRemembered) mem_.clear();
     mem_.insert_or_assign(key(after, s.current_player()), Memory{after, known});
   }
 
+  static constexpr std::size_t kMaxRemembered = std::size_t{1} << 16;
+
   Rules rules_;
   ExpertParams params_;
+  std::mutex mu_;  // one bot may serve rollouts on several threads
   std::unordered_map<std::uint64_t, Memory> mem_;
 };
 

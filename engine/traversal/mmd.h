@@ -12,7 +12,12 @@
 //
 // mmd_rollout(ctx, game, o): one game. A rollout first draws who sits in the second seat: with
 // probability bot_share the game's bot (Lost Cities: mmd.bot), with snapshot_share the past
-// snapshot, else π itself; then the learner's seat is index % 2 (self-play: both seats learn). At
+// snapshot, with opponent_share one of the league's fixed opponents (mmd.opponents: a bot of the
+// game, game.league_bot_action, or a fixed network, queried as network kNumMmdNets + its index
+// among the networks; which one is drawn from o.league's cumulative probabilities, a second draw
+// of the same stream), else π itself; then the learner's seat is index % 2 (self-play: both
+// seats learn). A league game reports its opponent and the learner's return in ctx.opponent and
+// ctx.learner_return (the trainer's league statistics). At
 // each learning decision the player asks π, ρ and V about its information state, samples its
 // action from π and stores one sample (SampleBuffer ctx.advantage, input width W, target width
 // 4·A + 1, the layout of NetLoss::kClippedPolicyGradient): the advantage at the taken action,
@@ -39,13 +44,25 @@ enum MmdNetId : int { kPolicyNet = 0, kMmdValueNet = 1, kMagnetNet = 2, kOpponen
 constexpr int mmd_target_width(int num_actions) noexcept { return 4 * num_actions + 1; }
 
 /// Who plays the seat the learner does not hold in a rollout.
-enum class MmdSeat : std::uint8_t { kSelf, kSnapshot, kBot };
+enum class MmdSeat : std::uint8_t { kSelf, kSnapshot, kBot, kLeague };
+
+/// The league's fixed opponents as a rollout draws them (mmd.opponents; the trainer sets the
+/// probabilities every iteration).
+struct MmdLeague {
+  static constexpr int kMaxOpponents = 32;
+  int size = 0;
+  std::array<double, kMaxOpponents> cumulative{};  // P(opponent ≤ i); the last is 1
+  /// Opponent i is the game's league bot bot[i] when net[i] < 0, else network kNumMmdNets + net[i].
+  std::array<std::int8_t, kMaxOpponents> bot{}, net{};
+};
 
 struct MmdRolloutOptions {
   double reward_scale = 1.0;      // rewards are return / reward_scale
   double gae_lambda = 0.95;       // 1: Monte-Carlo return minus the baseline
   double bot_share = 0;           // rollouts whose second seat is the game's bot
   double snapshot_share = 0;      // rollouts whose second seat is a past snapshot (kOpponentNet)
+  double opponent_share = 0;      // rollouts whose second seat is one of league's opponents
+  MmdLeague league;
   bool bc_targets = false;        // store the bot's move at every learning decision (cloning)
   int max_actions = 0;            // actions per game before it is cut off (0 = none)
   bool magnet = true;             // ask ρ (false when its weight is 0: the stored ρ is then π, KL 0)
@@ -54,16 +71,35 @@ struct MmdRolloutOptions {
 
 template <class G>
 inline constexpr bool kGameHasBot = requires(const G& g, const typename G::State& st, Rng& r) { g.bot_action(st, r); };
+template <class G>
+inline constexpr bool kGameHasLeagueBots =
+    requires(const G& g, const typename G::State& st, Rng& r) { g.league_bot_action(st, r, 0); };
 
 template <class G>
 Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOptions& o) {
   const int A = game.num_actions();
   const int learner = ctx.index % 2;
   MmdSeat second = MmdSeat::kSelf;
-  if (o.bot_share > 0 || o.snapshot_share > 0) {
+  int league = -1;  // the league opponent of this game
+  if (o.bot_share > 0 || o.snapshot_share > 0 || o.opponent_share > 0) {
     const double u = ctx.rng.uniform();
-    second = u < o.bot_share ? MmdSeat::kBot : u < o.bot_share + o.snapshot_share ? MmdSeat::kSnapshot : MmdSeat::kSelf;
+    second = u < o.bot_share                                        ? MmdSeat::kBot
+             : u < o.bot_share + o.snapshot_share                   ? MmdSeat::kSnapshot
+             : u < o.bot_share + o.snapshot_share + o.opponent_share ? MmdSeat::kLeague
+                                                                    : MmdSeat::kSelf;
+    if (second == MmdSeat::kLeague) {
+      const double v = ctx.rng.uniform();
+      league = o.league.size - 1;
+      for (int i = 0; i < o.league.size; ++i)
+        if (v < o.league.cumulative[static_cast<std::size_t>(i)]) {
+          league = i;
+          break;
+        }
+      if (league < 0) throw InputError("mmd: mmd.opponent_share > 0 with no mmd.opponents");
+    }
   }
+  const int league_net = league >= 0 ? o.league.net[static_cast<std::size_t>(league)] : -1;
+  const int league_bot = league >= 0 ? o.league.bot[static_cast<std::size_t>(league)] : -1;
   if constexpr (!kGameHasBot<G>) {
     if (second == MmdSeat::kBot || o.bc_targets) throw InputError("mmd: a bot opponent or bot cloning needs a game with bots (lost_cities)");
   }
@@ -102,12 +138,19 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
         if (o.bc_targets) t[3 * A + game.bot_action(s, ctx.rng)] = 1.0F;
       }
       steps.push_back({si, a, static_cast<std::int8_t>(p), value[0]});
-    } else if (second == MmdSeat::kSnapshot) {
+    } else if (second == MmdSeat::kSnapshot || (second == MmdSeat::kLeague && league_net >= 0)) {
       float* in = ctx.scratch_input(game.input_width());
       game.encode(s, p, in);
-      co_await ctx.query(kOpponentNet, in, legal, logits);
+      co_await ctx.query(second == MmdSeat::kSnapshot ? static_cast<int>(kOpponentNet) : kNumMmdNets + league_net, in, legal,
+                         logits);
       masked_softmax(logits, legal, A, probs);
       a = sample_action(probs, legal, ctx.rng);
+    } else if (second == MmdSeat::kLeague) {
+      if constexpr (kGameHasLeagueBots<G>) {
+        a = game.league_bot_action(s, ctx.rng, league_bot);
+      } else {
+        throw InputError("mmd: a bot in mmd.opponents needs a game with bots (lost_cities)");
+      }
     } else {
       if constexpr (kGameHasBot<G>) {
         a = game.bot_action(s, ctx.rng);
@@ -119,8 +162,15 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
   }
   ctx.cut_off = cut;
   ctx.nodes += nodes;
+  if constexpr (requires { game.bots_game_over(s); }) {
+    if (second == MmdSeat::kBot || league_bot >= 0 || o.bc_targets) game.bots_game_over(s);
+  }
   std::array<double, 2> next_value{}, gae{};
   for (int p = 0; p < 2; ++p) next_value[static_cast<std::size_t>(p)] = (cut ? cutoff_value(ctx, game, o.cutoff, s, p) : s.returns(p)) / o.reward_scale;
+  if (league >= 0) {
+    ctx.opponent = league;
+    ctx.learner_return = next_value[static_cast<std::size_t>(learner)] * o.reward_scale;
+  }
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
     const auto p = static_cast<std::size_t>(it->player);
     const double delta = next_value[p] - it->value;

@@ -127,6 +127,7 @@ double cutoff_value(TraversalContext& ctx, const G& game, CutoffValue mode, type
   if (mode == CutoffValue::kBotRollout) {
     if constexpr (requires(const G& g, const typename G::State& st, Rng& r) { g.bot_action(st, r); }) {
       for (int step = 0; step < kMaxRolloutActions && !s.is_terminal(); ++step) game.apply(s, game.bot_action(s, ctx.rng), ctx.rng);
+      if constexpr (requires { game.bots_game_over(s); }) game.bots_game_over(s);
     } else {
       throw InputError("cutoff_value_mode = bot_rollout needs a game with bots (lost_cities)");
     }

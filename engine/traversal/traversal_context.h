@@ -136,6 +136,8 @@ class TraversalContext {
     rollout.clear();
     nodes = 0;
     cut_off = false;
+    opponent = -1;
+    learner_return = 0;
     arena_.reset();
   }
 
@@ -158,6 +160,10 @@ class TraversalContext {
   int traverser = 0;
   std::int64_t nodes = 0;  // non-terminal nodes visited
   bool cut_off = false;    // ended by the node cap (valued by TraversalOptions::cutoff), not by the game
+  /// MMD's league (engine/traversal/mmd.h): the fixed opponent a rollout played (−1: none) and the
+  /// learner's return in that game (its score difference; a cut-off game's cut-off value).
+  int opponent = -1;
+  double learner_return = 0;
   SampleBuffer advantage;
   SampleBuffer strategy;
   std::vector<OutcomeStep> path;

@@ -15,6 +15,7 @@
 #include <concepts>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/games/bots.h"
 #include "engine/core/game.h"
@@ -29,6 +30,7 @@ struct GameSettings {
   lc::Rules rules{};
   lc::EncodingOptions encoding{};
   std::string opponent_bot;
+  std::vector<std::string> league_bots;  // MMD's league bots (mmd.opponents), by index
 };
 
 /// A game as the traversals see it (engine/traversal/traversal.h): its state type, the network's input
@@ -49,12 +51,16 @@ concept TraversalAdapter = GameState<typename A::State> && std::copyable<A> &&
 struct LostCitiesTraversalGame {
   using State = lc::State;
   static LostCitiesTraversalGame from_settings(const GameSettings& g) {
-    return {.rules = g.rules, .encoding = g.encoding,
-            .bot = g.opponent_bot.empty() ? nullptr : std::shared_ptr<lc::Bot>(lc::make_bot(g.opponent_bot, g.rules))};
+    LostCitiesTraversalGame game{.rules = g.rules, .encoding = g.encoding,
+                                 .bot = g.opponent_bot.empty() ? nullptr : std::shared_ptr<lc::Bot>(lc::make_bot(g.opponent_bot, g.rules)),
+                                 .league_bots = {}};
+    for (const auto& name : g.league_bots) game.league_bots.push_back(std::shared_ptr<lc::Bot>(lc::make_bot(name, g.rules)));
+    return game;
   }
   lc::Rules rules{};
   lc::EncodingOptions encoding{};
   std::shared_ptr<lc::Bot> bot;  // for opponent_policy = bot
+  std::vector<std::shared_ptr<lc::Bot>> league_bots;  // MMD's league bots (GameSettings::league_bots)
 
   int num_actions() const noexcept { return rules.action_size(); }
   int input_width() const { return lc::encoding_size(rules, encoding); }
@@ -72,6 +78,17 @@ struct LostCitiesTraversalGame {
   int bot_action(const State& s, Rng& rng) const {
     CFR_CHECK(bot != nullptr, "opponent_policy = bot without a bot");
     return bot->choose_action(s, rng);
+  }
+  /// A game in which the bots played ended in s: each forgets it (lc::Bot::game_over).
+  void bots_game_over(const State& s) const {
+    for (int seat = 0; seat < 2; ++seat) {
+      if (bot) bot->game_over(s, seat);
+      for (const auto& b : league_bots) b->game_over(s, seat);
+    }
+  }
+  int league_bot_action(const State& s, Rng& rng, int which) const {
+    CFR_CHECK(which >= 0 && which < static_cast<int>(league_bots.size()), "no such league bot");
+    return league_bots[static_cast<std::size_t>(which)]->choose_action(s, rng);
   }
 };
 

@@ -1,5 +1,7 @@
 // MMD's registration (apps/algorithms/registry.h): its [mmd] keys, checks, network set, memory and
 // the bot its games need, and its typed options from a config. LibTorch-free.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "apps/algorithms/mmd/networks.h"
@@ -18,7 +20,8 @@ MmdOptions mmd_options(const Config& c) {
   const double bc_weight = m.real("bc_weight"), magnet_weight = m.real("magnet_weight");
   return {.rollouts_per_iteration = static_cast<int>(m.integer("rollouts_per_iteration")),
           .rollout = {.reward_scale = m.real("reward_scale"), .gae_lambda = m.real("gae_lambda"), .bot_share = m.real("bot_share"),
-                      .snapshot_share = m.real("snapshot_share"), .bc_targets = bc_weight > 0,
+                      .snapshot_share = m.real("snapshot_share"),
+                      .opponent_share = m.real("opponent_share"), .league = {}, .bc_targets = bc_weight > 0,
                       .max_actions = static_cast<int>(m.integer("max_actions")), .magnet = magnet_weight > 0,
                       .cutoff = cutoff_value(c)},
           .epochs = static_cast<int>(m.integer("epochs")),
@@ -31,7 +34,26 @@ MmdOptions mmd_options(const Config& c) {
           .snapshot_every = static_cast<int>(m.integer("snapshot_every")),
           .snapshots_kept = static_cast<int>(m.integer("snapshots_kept")),
           .capacity = m.integer("capacity"),
-          .bot = m.text("bot")};
+          .bot = m.text("bot"),
+          .opponents = m.list("opponents"),
+          .initial_policy = m.text("initial_policy"),
+          .opponent_priority = m.real("opponent_priority"),
+          .opponent_decay = m.real("opponent_decay")};
+}
+
+MmdOpponentName parse_mmd_opponent(const std::string& entry, const std::string& where) {
+  constexpr std::string_view kCheckpoint = "checkpoint:";
+  if (entry.rfind(kCheckpoint, 0) == 0) {
+    std::string path = entry.substr(kCheckpoint.size());
+    if (path.empty()) throw InputError(fmt::format("{}: mmd.opponents: '{}' names no path", where, entry));
+    return {.bot = {}, .path = std::move(path)};
+  }
+  const auto bots = lc::bot_names();
+  if (std::find(bots.begin(), bots.end(), entry) == bots.end())
+    throw InputError(fmt::format("{}: mmd.opponents: '{}' is neither a bot ({}) nor checkpoint:PATH (a run directory, a "
+                                 "checkpoint or an exported model)",
+                                 where, entry, join_names(bots)));
+  return {.bot = entry, .path = {}};
 }
 
 namespace {
@@ -43,9 +65,26 @@ void validate_mmd(const Config& c, const KeyOrigin& origin) {
       throw InputError(fmt::format("{}: mmd.{} = {}: mmd.bc_weight and mmd.bot_share need a game with bots (run.game = "
                                    "'lost_cities'); this run's game is '{}'", origin(std::string("mmd.") + key), key, value,
                                    c.run.game));
-  if (m.real("bot_share") + m.real("snapshot_share") > 1)
-    throw InputError(fmt::format("{}: mmd.bot_share + mmd.snapshot_share = {} + {} (at most 1)", origin("mmd.snapshot_share"),
-                                 m.real("bot_share"), m.real("snapshot_share")));
+  if (m.real("bot_share") + m.real("snapshot_share") + m.real("opponent_share") > 1)
+    throw InputError(fmt::format("{}: mmd.bot_share + mmd.snapshot_share + mmd.opponent_share = {} + {} + {} (at most 1)",
+                                 origin("mmd.opponent_share"), m.real("bot_share"), m.real("snapshot_share"),
+                                 m.real("opponent_share")));
+  const auto& opponents = m.list("opponents");
+  if (static_cast<int>(opponents.size()) > MmdLeague::kMaxOpponents)
+    throw InputError(fmt::format("{}: mmd.opponents lists {} opponents (at most {})", origin("mmd.opponents"), opponents.size(),
+                                 MmdLeague::kMaxOpponents));
+  // opponent_share > 0 with no opponents is refused when the trainer is made (make_mmd_trainer):
+  // a config may leave the target to the command line (configs/leduc_exploiter.toml).
+  if (!opponents.empty() && m.real("opponent_share") == 0)
+    throw InputError(fmt::format("{}: mmd.opponents is set but mmd.opponent_share = 0: no rollout would play them",
+                                 origin("mmd.opponents")));
+  if (const std::string& init = m.text("initial_policy"); !init.empty() && init.rfind("checkpoint:", 0) != 0)
+    throw InputError(fmt::format("{}: mmd.initial_policy = '{}': expected checkpoint:PATH (a run directory, a checkpoint or an "
+                                 "exported model) or nothing", origin("mmd.initial_policy"), init));
+  for (const auto& entry : opponents)
+    if (const MmdOpponentName o = parse_mmd_opponent(entry, origin("mmd.opponents")); !o.bot.empty() && c.run.game != "lost_cities")
+      throw InputError(fmt::format("{}: mmd.opponents: the bot '{}' needs a game with bots (lost_cities); this run's game is "
+                                   "'{}' (checkpoint:PATH names a trained opponent)", origin("mmd.opponents"), entry, c.run.game));
   if (m.integer("max_actions") == 0 && c.run.game == "lost_cities")
     throw InputError(fmt::format("{}: mmd.max_actions = 0 (no cap) on lost_cities: games can loop (drawing and "
                                  "discarding) and a rollout would never end; set a cap such as 1000",
@@ -87,6 +126,19 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
                           "the cloning weight falls linearly to 0 at this iteration (0 = it never fades)"),
            real_option("bot_share", 0, 0, 1, "share of rollouts whose second seat is mmd.bot"),
            real_option("snapshot_share", 0, 0, 1, "share of rollouts whose second seat is a past snapshot of the policy"),
+           list_option("opponents", {},
+                       "the league: fixed opponents of opponent_share of the rollouts, each a bot's name or checkpoint:PATH (a "
+                       "run directory, a checkpoint or an exported model such as models/lost-cities-mmd); with only a "
+                       "target and opponent_share = 1 the run trains an exploiter of it (docs/mmd.md)"),
+           string_option("initial_policy", "", {},
+                         "checkpoint:PATH: the policy (and the magnet) start as that trained policy's network that plays "
+                         "(same network shape; e.g. an exploiter that starts from its target); empty: a fresh network"),
+           real_option("opponent_share", 0, 0, 1, "share of rollouts whose second seat is drawn from mmd.opponents"),
+           real_option("opponent_priority", 0, 0, 100,
+                       "how the league's opponent is drawn: weight max(1 - r, 0.02)^p, r the learner's running score rate "
+                       "against it (0 = uniform; 1 to 3 favour those it still loses to)"),
+           real_option("opponent_decay", 0.95, 0, 1,
+                       "per-iteration decay of the league's results behind r (1 = every game since the start counts alike)"),
            integer_option("snapshot_every", 10, 1, 100'000'000, "iterations between snapshots of the policy kept as opponents"),
            integer_option("snapshots_kept", 20, 1, 100'000, "the newest snapshots an opponent is drawn from"),
            integer_option("capacity", 1'000'000, 1, kBig, "samples an iteration keeps (a reservoir beyond)")},

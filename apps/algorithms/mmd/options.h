@@ -4,6 +4,7 @@
 // evaluation, checkpoints) are the shared RunOptions (apps/algorithms/run/options.h).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/traversal/mmd.h"
 #include "nets/networks.h"
@@ -25,7 +26,23 @@ struct MmdOptions {
   int snapshots_kept = 20;           // the newest this many are drawn from
   std::int64_t capacity = 1'000'000; // samples an iteration keeps (a reservoir beyond)
   std::string bot = "heuristic_balanced";  // the bot of bot_share and bc_weight (lost_cities)
+  /// The league (rollout.opponent_share of the rollouts): fixed opponents, each a bot's name or
+  /// checkpoint:PATH, drawn with weight max(1 − r, 0.02)^opponent_priority where r is the
+  /// learner's running score rate against it (wins + draws / 2 over games, both decayed by
+  /// opponent_decay per iteration; 1/2 before any game). opponent_priority = 0: uniform.
+  std::vector<std::string> opponents;
+  std::string initial_policy;  // "checkpoint:PATH": π (and the magnet) start as its network that plays
+  double opponent_priority = 0;
+  double opponent_decay = 0.95;
 };
+
+/// What an mmd.opponents entry names: a bot of the game (`bot`), or a trained policy (`path`).
+struct MmdOpponentName {
+  std::string bot;
+  std::string path;
+};
+/// InputError naming mmd.opponents and the entry when it is neither a bot nor checkpoint:PATH.
+MmdOpponentName parse_mmd_opponent(const std::string& entry, const std::string& where);
 
 /// MMD's options of a config ([mmd]; its cut-off value is traversal.cutoff_value_mode's).
 MmdOptions mmd_options(const Config& c);

@@ -40,7 +40,8 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 template <TraversalAdapter G>
 class MmdTrainer final : public Trainer {
  public:
-  MmdTrainer(const RunOptions& o, const MmdOptions& m, const TrainerIo& io, G game)
+  MmdTrainer(const RunOptions& o, const MmdOptions& m, const TrainerIo& io, G game, const GameSettings& settings,
+             const PolicyLoader& load_policy)
       : o_(o), m_(m), io_(io), game_(std::move(game)), W_(game_.input_width()), A_(game_.num_actions()),
         nets_(mmd_networks(W_, A_), o.network, o.seed), scheduler_(make_scheduler(o.scheduler, o.scheduler_options)),
         policy_mem_(m_.capacity, W_, mmd_target_width(A_), derive_seed(o.seed, kMmdMemoryStream)),
@@ -56,6 +57,21 @@ class MmdTrainer final : public Trainer {
     value_train_ = policy_train_;
     policy_train_.stop = value_train_.stop = io.stop;
     if constexpr (EnumerableGame<typename G::State>) tree_.emplace(build_game_tree(o.shape.game));
+    load_league(settings, load_policy);
+    if (!m_.initial_policy.empty()) {
+      const std::string path = m_.initial_policy.substr(std::string_view("checkpoint:").size());
+      if (!load_policy) throw InputError("mmd.initial_policy: this program cannot load checkpoints");
+      FixedPolicy p = load_policy(path, 0);
+      if (p.game != o_.shape.game || p.input_width != W_ || p.num_actions != A_ || p.hidden_size != o_.network.hidden_size ||
+          p.num_layers != o_.network.num_layers || p.activation != o_.network.activation ||
+          p.weights.size() != static_cast<std::size_t>(nets_.parameters(kPolicyNet)))
+        throw InputError(fmt::format("mmd.initial_policy: {} ({}) is a {}×{} {} network on {} ({} inputs, {} actions); this run's "
+                                     "policy is {}×{} {} on {} ({} inputs, {} actions): set network.* to its shape",
+                                     m_.initial_policy, p.checkpoint_dir, p.num_layers, p.hidden_size, p.activation, p.game,
+                                     p.input_width, p.num_actions, o_.network.num_layers, o_.network.hidden_size,
+                                     o_.network.activation, o_.shape.game, W_, A_));
+      initial_weights_ = std::move(p.weights);
+    }
   }
 
   int restore(const std::string& ck) override {
@@ -73,6 +89,7 @@ class MmdTrainer final : public Trainer {
                                        "would draw other opponents. Restore it, or start a new run",
                                        io_.run_dir, k, snapshot_path(snapshot_dir(), k)));
     }
+    read_league((fs::path(ck) / kLeagueFile).string());
     return meta.iteration;
   }
 
@@ -88,6 +105,10 @@ class MmdTrainer final : public Trainer {
                note);
     trim_snapshots(snapshot_dir(), first - 1);
     if (first == 1) {  // the magnet and the opponent start as the policy's initial weights
+      if (!initial_weights_.empty()) {
+        nets_.set_weights(kPolicyNet, initial_weights_);
+        say(fmt::format("the policy starts as {}", m_.initial_policy));
+      }
       const auto w = nets_.published_weights(kPolicyNet);
       nets_.set_weights(kMagnetNet, w);
       nets_.set_weights(kOpponentNet, w);
@@ -156,6 +177,159 @@ class MmdTrainer final : public Trainer {
     ctx_.metrics()["bc_weight"] = policy_train_.policy_gradient.bc_weight;
     rollout_ = m_.rollout;  // the bot's moves are asked for only while cloning weighs anything
     rollout_.bc_targets = m_.rollout.bc_targets && policy_train_.policy_gradient.bc_weight > 0;
+    set_league_draw();
+  }
+
+  // --- the league (mmd.opponents) -----------------------------------------------------------
+  static constexpr const char* kLeagueFile = "league.json";
+
+  struct LeagueMember {
+    std::string name;          // the mmd.opponents entry
+    int bot = -1;              // index among the game's league bots, or
+    int net = -1;              // index among the fixed networks
+    double games = 0, score = 0;  // decayed: games, and wins + draws / 2
+    double weight = 0;            // this iteration's draw probability
+    std::int64_t it_games = 0, it_wins = 0, it_draws = 0;
+    double it_return = 0;
+  };
+
+  /// The fixed opponents: bots are the game adapter's league bots (make_mmd_trainer), trained
+  /// policies are loaded here and queried as networks kNumMmdNets + j.
+  void load_league(const GameSettings& settings, const PolicyLoader& load_policy) {
+    int bots = 0;
+    for (const auto& entry : m_.opponents) {
+      const MmdOpponentName n = parse_mmd_opponent(entry, "mmd.opponents");
+      LeagueMember member{.name = entry};
+      if (!n.bot.empty()) {
+        member.bot = bots++;
+      } else {
+        if (!load_policy) throw InputError(fmt::format("mmd.opponents: '{}': this program cannot load checkpoints", entry));
+        FixedPolicy p = load_policy(n.path, o_.network.invariant_chunk);
+        if (p.game != o_.shape.game || p.input_width != W_ || p.num_actions != A_ ||
+            (o_.shape.game == "lost_cities" &&
+             (!(p.settings.rules == settings.rules) || !(p.settings.encoding == settings.encoding))))
+          throw InputError(fmt::format("mmd.opponents: '{}' ({}) was trained on {} with another encoding or rules ({} inputs, "
+                                       "{} actions) than this run's {} ({} inputs, {} actions): it cannot sit at this table",
+                                       entry, p.checkpoint_dir, p.game, p.input_width, p.num_actions, o_.shape.game, W_, A_));
+        member.net = static_cast<int>(fixed_.size());
+        fixed_.push_back(std::move(p));
+      }
+      league_.push_back(std::move(member));
+    }
+  }
+
+  /// This iteration's draw probabilities: max(1 − r, 0.02)^priority, r = (score + 1) / (games + 2).
+  void set_league_draw() {
+    if (league_.empty()) return;
+    double total = 0;
+    for (auto& l : league_) {
+      const double r = (l.score + 1.0) / (l.games + 2.0);
+      l.weight = std::pow(std::max(1.0 - r, 0.02), m_.opponent_priority);
+      total += l.weight;
+    }
+    MmdLeague& lg = rollout_.league;
+    lg.size = static_cast<int>(league_.size());
+    double cum = 0;
+    for (std::size_t i = 0; i < league_.size(); ++i) {
+      league_[i].weight /= total;
+      cum += league_[i].weight;
+      lg.cumulative[i] = i + 1 == league_.size() ? 1.0 : cum;
+      lg.bot[i] = static_cast<std::int8_t>(league_[i].bot);
+      lg.net[i] = static_cast<std::int8_t>(league_[i].net);
+    }
+  }
+
+  /// Counts each league game as it is delivered (in index order), then hands it on.
+  class LeagueTally final : public SampleSink {
+   public:
+    LeagueTally(std::vector<LeagueMember>& league, SampleSink& next) : league_(league), next_(next) {}
+    void consume(const TraversalContext& ctx) override {
+      if (ctx.opponent >= 0 && ctx.opponent < static_cast<int>(league_.size())) {
+        LeagueMember& l = league_[static_cast<std::size_t>(ctx.opponent)];
+        ++l.it_games;
+        l.it_wins += ctx.learner_return > 0 ? 1 : 0;
+        l.it_draws += ctx.learner_return == 0 ? 1 : 0;
+        l.it_return += ctx.learner_return;
+      }
+      next_.consume(ctx);
+    }
+
+   private:
+    std::vector<LeagueMember>& league_;
+    SampleSink& next_;
+  };
+
+  void update_league() {
+    if (league_.empty()) return;
+    nlohmann::json j = nlohmann::json::object();
+    for (auto& l : league_) {
+      l.games = m_.opponent_decay * l.games + static_cast<double>(l.it_games);
+      l.score = m_.opponent_decay * l.score + static_cast<double>(l.it_wins) + 0.5 * static_cast<double>(l.it_draws);
+      j[l.name] = {{"draw_probability", l.weight}, {"games", l.it_games}, {"wins", l.it_wins}, {"draws", l.it_draws},
+                   {"mean_return", l.it_games > 0 ? l.it_return / static_cast<double>(l.it_games) : 0.0},
+                   {"score_rate", (l.score + 1.0) / (l.games + 2.0)}};
+      l.it_games = l.it_wins = l.it_draws = 0;
+      l.it_return = 0;
+    }
+    ctx_.metrics()["league"] = std::move(j);
+  }
+
+  std::string league_json() const {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& l : league_) j.push_back({{"name", l.name}, {"games", l.games}, {"score", l.score}});
+    return j.dump() + "\n";
+  }
+
+  /// A checkpoint's league statistics; an opponent it does not list (one added by a resume) starts afresh.
+  void read_league(const std::string& path) {
+    if (league_.empty() || !fs::exists(path)) return;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(read_text_file(path));
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(fmt::format("{}: not the league's statistics ({})", path, e.what()));
+    }
+    if (!j.is_array()) throw InputError(fmt::format("{}: not the league's statistics (an array expected)", path));
+    for (const auto& e : j) {
+      if (!e.is_object() || !e.contains("name") || !e.contains("games") || !e.contains("score") || !e["name"].is_string() ||
+          !e["games"].is_number() || !e["score"].is_number())
+        throw InputError(fmt::format("{}: an entry without name, games and score", path));
+      for (auto& l : league_)
+        if (l.name == e["name"].get<std::string>()) {
+          l.games = e["games"].get<double>();
+          l.score = e["score"].get<double>();
+        }
+    }
+  }
+
+  /// On an enumerable game, each trained opponent's exact figures: the learner's value against it
+  /// (both seats averaged) and a best response's (what an exploiter of it can reach at most).
+  void evaluate_league_exactly() {
+    if constexpr (EnumerableGame<typename G::State>) {
+      if (!tree_ || fixed_.empty()) return;
+      const TabularPolicy learner = strategy_policy(*tree_, nets_.evaluator(kPolicyNet));
+      nlohmann::json j = nlohmann::json::object();
+      std::string text;
+      for (const auto& l : league_) {
+        if (l.net < 0) continue;
+        const TabularPolicy target = strategy_policy(*tree_, *fixed_[static_cast<std::size_t>(l.net)].evaluator);
+        double value = 0;
+        for (int seat = 0; seat < 2; ++seat) {  // the learner in `seat`, the target in the other
+          TabularPolicy mixed(*tree_);
+          for (int i = 0; i < tree_->num_infosets(); ++i) {
+            const auto from = tree_->infoset(i).player == seat ? learner.row(i) : target.row(i);
+            std::copy(from.begin(), from.end(), mixed.row(i).begin());
+          }
+          const double v0 = expected_value(mixed);
+          value += 0.5 * (seat == 0 ? v0 : -v0);
+        }
+        const double br = 0.5 * (best_response_value(target, 0) + best_response_value(target, 1));
+        j[l.name] = {{"value", value}, {"best_response_value", br}, {"gap", br - value}};
+        text += fmt::format("  vs {}: {:.4f} (best response {:.4f})", l.name, value, br);
+      }
+      ctx_.metrics()["league_exact"] = std::move(j);
+      ctx_.eval_text() += text;
+    }
   }
 
   TraversalJob rollout_job() const {
@@ -192,7 +366,10 @@ class MmdTrainer final : public Trainer {
         reward_sum += t[value_col];
       }
     });
-    const RunStats st = scheduler_->run(rollout_job(), nets_.evaluators(), pipe, io_.stop);
+    std::vector<Evaluator*> evaluators = nets_.evaluators();
+    for (const auto& f : fixed_) evaluators.push_back(f.evaluator);
+    LeagueTally tally(league_, pipe);
+    const RunStats st = scheduler_->run(rollout_job(), evaluators, tally, io_.stop);
     pipe.flush();
     rollout_s_ = since(t0);
     if (st.stopped) throw StepInterrupted{"rollouts"};
@@ -210,6 +387,7 @@ class MmdTrainer final : public Trainer {
     ctx_.metrics()["samples_dropped_nonfinite"] = dropped_;
     ctx_.metrics()["mean_value_target"] = policy_mem_.seen() > 0 ? reward_sum / static_cast<double>(policy_mem_.seen()) : 0.0;
     ctx_.metrics()["sample_digest"] = fmt::format("{:016x}", digest_.value());
+    update_league();
   }
 
   int updates_for(std::int64_t rows) const {
@@ -270,11 +448,17 @@ class MmdTrainer final : public Trainer {
   }
 
   /// The shared evaluation of the policy (exact on Kuhn/Leduc, bots on Lost Cities).
-  void evaluate() { ctx_.evaluate(nets_.evaluator(kPolicyNet), game_, tree_ ? &*tree_ : nullptr); }
+  void evaluate() {
+    ctx_.evaluate(nets_.evaluator(kPolicyNet), game_, tree_ ? &*tree_ : nullptr, [this] { evaluate_league_exactly(); });
+  }
 
   void write_metrics() { ctx_.write_metrics(); }
 
-  void write_checkpoint() { ctx_.write_checkpoint(nets_, train_rng_.state()); }
+  void write_checkpoint() {
+    std::vector<std::pair<std::string, std::string>> extra;
+    if (!league_.empty()) extra.emplace_back(kLeagueFile, league_json());
+    ctx_.write_checkpoint(nets_, train_rng_.state(), nullptr, std::move(extra));
+  }
 
   void print_iteration() {
     const auto& pg = policy_stats_.policy_gradient;
@@ -298,6 +482,9 @@ class MmdTrainer final : public Trainer {
   MmdRolloutOptions rollout_;  // this iteration's (begin_iteration)
   TrainStats policy_stats_, value_stats_;
   std::optional<GameTree> tree_;
+  std::vector<FixedPolicy> fixed_;    // the league's trained opponents (networks kNumMmdNets + j)
+  std::vector<LeagueMember> league_;  // mmd.opponents, in order
+  std::vector<float> initial_weights_;  // mmd.initial_policy's
   SampleDigest digest_;
   std::int64_t dropped_ = 0, nodes_ = 0;
   int it_ = 0, opponent_ = 0;
@@ -310,8 +497,16 @@ class MmdTrainer final : public Trainer {
 
 std::unique_ptr<Trainer> make_mmd_trainer(const TrainerSetup& setup) {
   const MmdOptions m = mmd_options(setup.config);
+  if (m.rollout.opponent_share > 0 && m.opponents.empty())
+    throw InputError(fmt::format("mmd.opponent_share = {} with no mmd.opponents: list the league's opponents (bots or "
+                                 "checkpoint:PATH), e.g. --set 'mmd.opponents=[\"checkpoint:RUN_DIR\"]'",
+                                 m.rollout.opponent_share));
+  GameSettings game = setup.game;  // the league's bots, in mmd.opponents order
+  for (const auto& entry : m.opponents)
+    if (const MmdOpponentName n = parse_mmd_opponent(entry, "mmd.opponents"); !n.bot.empty()) game.league_bots.push_back(n.bot);
   return visit_registered_game(setup.run.shape.game, [&]<class R>(R) -> std::unique_ptr<Trainer> {
-    return std::make_unique<MmdTrainer<typename R::Adapter>>(setup.run, m, setup.io, R::Adapter::from_settings(setup.game));
+    return std::make_unique<MmdTrainer<typename R::Adapter>>(setup.run, m, setup.io, R::Adapter::from_settings(game), game,
+                                                             setup.load_policy);
   });
 }
 

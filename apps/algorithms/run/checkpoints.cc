@@ -22,6 +22,10 @@ void write_checkpoint_files(const NetworkSet& nets, const std::string& dir, cons
     w.write_memories((d / "memories.bin").string());
     names.push_back("memories.bin");
   }
+  for (const auto& [name, text] : w.extra_files) {
+    write_file_atomic((d / name).string(), text);
+    names.push_back(name);
+  }
   std::map<std::string, FileChecksum> files;
   for (const auto& name : names) files[name] = file_checksum((d / name).string());
   write_file_atomic((d / "meta.json").string(), checkpoint_meta_json(w.shape, static_cast<bool>(w.write_memories),

@@ -5,6 +5,8 @@
 // (apps/algorithms/run/context.h) and by cfr-export (apps/checkpoint_policy.h, export_policy).
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "apps/checkpoint_format.h"
 #include "engine/core/rng.h"
@@ -22,6 +24,9 @@ struct CheckpointWrite {
   Rng::StateWords train_rng{};
   /// Writes memories.bin into the given path (empty: the checkpoint has no memories).
   std::function<void(const std::string& path)> write_memories;
+  /// A trainer's own small files (name, contents), e.g. MMD's league.json: written and
+  /// checksummed with the others.
+  std::vector<std::pair<std::string, std::string>> extra_files;
   int save_every = 0;       // the previous latest is kept only on these boundaries
   int previous_latest = 0;  // the checkpoint that `latest` named before (0: none)
 };

@@ -140,9 +140,11 @@ void RunContext::write_metrics() {
 }
 
 void RunContext::write_checkpoint(const NetworkSet& nets, const Rng::StateWords& train_rng,
-                                  std::function<void(const std::string& path)> write_memories) {
+                                  std::function<void(const std::string& path)> write_memories,
+                                  std::vector<std::pair<std::string, std::string>> extra_files) {
   write_checkpoint_dir(nets, {.run_dir = io_.run_dir, .iteration = it_, .config_toml = io_.config_toml, .shape = run_.shape,
-                              .train_rng = train_rng, .write_memories = std::move(write_memories), .save_every = run_.save_every,
+                              .train_rng = train_rng, .write_memories = std::move(write_memories),
+                              .extra_files = std::move(extra_files), .save_every = run_.save_every,
                               .previous_latest = latest_checkpoint_});
   latest_checkpoint_ = it_;
 }

@@ -109,7 +109,8 @@ class RunContext {
   void write_metrics();
   /// This iteration's checkpoint (run_dir/checkpoints/iter-N, `latest`; write_checkpoint_dir).
   void write_checkpoint(const NetworkSet& nets, const Rng::StateWords& train_rng,
-                        std::function<void(const std::string& path)> write_memories = nullptr);
+                        std::function<void(const std::string& path)> write_memories = nullptr,
+                        std::vector<std::pair<std::string, std::string>> extra_files = {});
   /// The latest checkpoint's iteration (first - 1 before this run wrote one).
   int latest_checkpoint() const noexcept { return latest_checkpoint_; }
   /// Says the iteration's line: "iter N/M  {body}{eval text}  ETA Ns".

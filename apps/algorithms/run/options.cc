@@ -65,7 +65,8 @@ GameSettings game_settings(const Config& cfg) {
           .opponent_bot = algorithm.opponent_bot ? algorithm.opponent_bot(cfg)
                           : cfg.traversal.opponent_policy == "bot" || cfg.traversal.cutoff_value_mode == "bot_rollout"
                               ? cfg.traversal.opponent_bot
-                              : std::string()};
+                              : std::string(),
+          .league_bots = {}};
 }
 
 std::pair<int, int> game_widths(const Config& cfg) { return traversal_widths(cfg.run.game, game_settings(cfg)); }
