@@ -85,6 +85,11 @@ def match(
     parallel: int = 256,
 ) -> dict[str, Any]: ...
 
+Row = Union[Sequence[float], dict[int, float]]
+
+def exploitability(game: Game, policy: Union[dict[str, Row], Callable[[State], Row]]) -> dict[str, Any]: ...
+def solve(game: Game, algorithm: str = "cfr+", iterations: int = 1000, seed: int = 0) -> dict[str, list[float]]: ...
+
 class VectorEnv:
     def __init__(
         self,

@@ -20,7 +20,10 @@
 #include "engine/core/errors.h"
 #include "engine/games/bots.h"
 #include "engine/games/match.h"
+#include "engine/games/games.h"
 #include "engine/games/players.h"
+#include "engine/tabular/best_response.h"
+#include "engine/tabular/tabular_cfr.h"
 #include "python/states.h"
 #include "python/vector_env.h"
 
@@ -181,6 +184,87 @@ pb::object run_batch(PyVectorEnv& self, const std::optional<pb::array_t<std::int
     else self.env->reset(out);
   }
   return timestep_type()(obs, mask, reward, done, truncated, player);
+}
+
+
+// --- exact solvers and exploitability (Kuhn, Leduc) ---------------------------------------------
+/// A Python policy on every information set of `tree`: a dict {information_state_string: row}
+/// or a callable(state) -> row, a row being num_distinct_actions probabilities or {action:
+/// probability}. The callable is asked once per information set, with one of its states (the first
+/// in the tree's order). InputError naming the key of a missing or bad row.
+cfr::TabularPolicy python_policy(const std::shared_ptr<Game>& game, const cfr::GameTree& tree, const pb::object& policy) {
+  const int A = tree.num_distinct_actions();
+  cfr::TabularPolicy out(tree);
+  std::vector<bool> have(static_cast<std::size_t>(tree.num_infosets()), false);
+  auto set_row = [&](int infoset, const pb::handle& row, const std::string& key) {
+    auto dst = out.row(infoset);
+    std::fill(dst.begin(), dst.end(), 0.0);
+    if (pb::isinstance<pb::dict>(row)) {
+      for (const auto& [a, p] : row.cast<pb::dict>()) {
+        const int action = a.cast<int>();
+        if (action < 0 || action >= A)
+          throw cfr::InputError(fmt::format("policy['{}']: action {} is not an action id (0..{})", key, action, A - 1));
+        dst[static_cast<std::size_t>(action)] = p.cast<double>();
+      }
+    } else {
+      const auto v = row.cast<std::vector<double>>();
+      if (static_cast<int>(v.size()) != A)
+        throw cfr::InputError(fmt::format("policy['{}']: {} probabilities; the game has {} actions", key, v.size(), A));
+      std::copy(v.begin(), v.end(), dst.begin());
+    }
+    have[static_cast<std::size_t>(infoset)] = true;
+  };
+  if (pb::isinstance<pb::dict>(policy)) {
+    const auto d = policy.cast<pb::dict>();
+    for (int i = 0; i < tree.num_infosets(); ++i) {
+      const std::string& key = tree.infoset(i).key;
+      if (!d.contains(key)) throw cfr::InputError(fmt::format("policy: no row for information state '{}'", key));
+      set_row(i, d[pb::str(key)], key);
+    }
+    if (static_cast<int>(d.size()) != tree.num_infosets())
+      for (const auto& [k, v] : d)
+        if (tree.find_infoset(pb::str(k).cast<std::string>()) < 0)
+          throw cfr::InputError(fmt::format("policy: '{}' is not an information state of {}", pb::str(k).cast<std::string>(),
+                                            game->name()));
+  } else if (PyCallable_Check(policy.ptr())) {
+    // Depth first from the chance root, as the tree was built: one call per information set.
+    std::vector<std::unique_ptr<cfr::py::AnyState>> stack;
+    stack.push_back(game->new_initial_state(std::nullopt, std::nullopt));
+    while (!stack.empty()) {
+      std::unique_ptr<cfr::py::AnyState> st = std::move(stack.back());
+      stack.pop_back();
+      if (st->is_terminal()) continue;
+      if (!st->is_chance_node()) {
+        const int p = st->current_player();
+        const std::string key = st->information_state_string(p);
+        const int i = tree.find_infoset(key);
+        if (i < 0) throw std::logic_error("information state '" + key + "' is not in the game's tree");
+        if (!have[static_cast<std::size_t>(i)]) {
+          pb::object row = policy(PyState{game, st->clone()});
+          set_row(i, row, key);
+        }
+      }
+      for (cfr::ActionMask m = st->legal_mask(); m != 0; m &= m - 1) {
+        auto child = st->clone();
+        child->apply_action(std::countr_zero(m));
+        stack.push_back(std::move(child));
+      }
+    }
+  } else {
+    throw cfr::InputError("policy: expected a dict {information_state_string: probabilities} or a callable(state)");
+  }
+  out.validate("policy");
+  return out;
+}
+
+pb::dict policy_dict(const cfr::TabularPolicy& policy) {
+  pb::dict d;
+  const cfr::GameTree& tree = policy.tree();
+  for (int i = 0; i < tree.num_infosets(); ++i) {
+    const auto row = policy.row(i);
+    d[pb::str(tree.infoset(i).key)] = std::vector<double>(row.begin(), row.end());
+  }
+  return d;
 }
 
 }  // namespace cfr::py_module
@@ -470,6 +554,46 @@ alternating, slot i's k-th game in seat (i + k) % 2). The GIL is released while 
       pb::arg("name"), pb::arg("game") = pb::none(),
       "A built-in bot by name (bot_names()) for a Lost Cities game (default: the standard rules); "
       "InputError listing the bots for any other name.");
+
+  m.def(
+      "exploitability",
+      [](const std::shared_ptr<Game>& game, const pb::object& policy) {
+        const cfr::GameTree tree = cfr::build_game_tree(game->name());
+        const cfr::TabularPolicy pol = python_policy(game, tree, policy);
+        const cfr::ExploitabilityReport r = cfr::exploitability(pol);
+        pb::dict d;
+        d["nash_conv"] = r.nash_conv;
+        d["exploitability"] = r.exploitability;
+        d["best_response_values"] = std::vector<double>{r.br_value[0], r.br_value[1]};
+        d["on_policy_values"] = std::vector<double>{r.on_policy_value[0], r.on_policy_value[1]};
+        return d;
+      },
+      pb::arg("game"), pb::arg("policy"),
+      R"doc(Exact NashConv and exploitability of `policy` on an enumerable game (Kuhn, Leduc), as cfr-exploit
+computes them: {"nash_conv", "exploitability" (NashConv / 2), "best_response_values" [p0, p1],
+"on_policy_values" [p0, p1]}.
+
+policy: a dict {information_state_string: row} (every information state of the game; the keys
+State.information_state_string gives), or a callable(state) -> row, asked once per information
+state. A row is num_distinct_actions() probabilities, or {action: probability}; zero on illegal
+actions, summing to 1. InputError names a missing or bad row.)doc");
+  m.def(
+      "solve",
+      [](const std::shared_ptr<Game>& game, const std::string& algorithm, int iterations, std::uint64_t seed) {
+        if (iterations < 0) throw cfr::InputError(fmt::format("solve: iterations = {} must be >= 0", iterations));
+        const cfr::GameTree tree = cfr::build_game_tree(game->name());
+        cfr::TabularSolver solver(tree, {.algo = cfr::parse_tabular_algo(algorithm), .seed = seed});
+        {
+          pb::gil_scoped_release release;
+          for (int i = 0; i < iterations; ++i) solver.run_iteration();
+        }
+        return policy_dict(solver.average_policy());
+      },
+      pb::arg("game"), pb::arg("algorithm") = "cfr+", pb::arg("iterations") = 1000, pb::arg("seed") = 0,
+      R"doc(The average policy of a tabular solver after `iterations` (cfr-solve's): algorithm "cfr",
+"cfr+", "lcfr", "es-mccfr" or "os-mccfr" (seeded). Returns {information_state_string:
+probabilities}, the dict exploitability() takes. Kuhn and Leduc only. The GIL is released while it
+solves.)doc");
   m.def(
       "match",
       [](const pb::object& p0, const pb::object& p1, int games, std::uint64_t seed, const pb::object& rules,
