@@ -52,8 +52,10 @@ struct MmdLeague {
   static constexpr int kMaxOpponents = 32;
   int size = 0;
   std::array<double, kMaxOpponents> cumulative{};  // P(opponent ≤ i); the last is 1
-  /// Opponent i is the game's league bot bot[i] when net[i] < 0, else network kNumMmdNets + net[i].
-  std::array<std::int8_t, kMaxOpponents> bot{}, net{};
+  /// Opponent i is the game's league bot bot[i] when net[i] < 0, else network kNumMmdNets + net[i],
+  /// which plays greedily (argmax of the legal logits, lowest id on ties: as checkpoint:PATH plays
+  /// in matches) when greedy[i], else samples its softmax (checkpoint-sampled:PATH).
+  std::array<std::int8_t, kMaxOpponents> bot{}, net{}, greedy{};
 };
 
 struct MmdRolloutOptions {
@@ -99,6 +101,7 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
     }
   }
   const int league_net = league >= 0 ? o.league.net[static_cast<std::size_t>(league)] : -1;
+  const bool league_greedy = league >= 0 && o.league.greedy[static_cast<std::size_t>(league)] != 0;
   const int league_bot = league >= 0 ? o.league.bot[static_cast<std::size_t>(league)] : -1;
   if constexpr (!kGameHasBot<G>) {
     if (second == MmdSeat::kBot || o.bc_targets) throw InputError("mmd: a bot opponent or bot cloning needs a game with bots (lost_cities)");
@@ -143,8 +146,14 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
       game.encode(s, p, in);
       co_await ctx.query(second == MmdSeat::kSnapshot ? static_cast<int>(kOpponentNet) : kNumMmdNets + league_net, in, legal,
                          logits);
-      masked_softmax(logits, legal, A, probs);
-      a = sample_action(probs, legal, ctx.rng);
+      if (second == MmdSeat::kLeague && league_greedy) {
+        a = std::countr_zero(legal);
+        for (int b = a + 1; b < A; ++b)
+          if (mask_has(legal, b) && logits[b] > logits[a]) a = b;
+      } else {
+        masked_softmax(logits, legal, A, probs);
+        a = sample_action(probs, legal, ctx.rng);
+      }
     } else if (second == MmdSeat::kLeague) {
       if constexpr (kGameHasLeagueBots<G>) {
         a = game.league_bot_action(s, ctx.rng, league_bot);

@@ -42,16 +42,16 @@ MmdOptions mmd_options(const Config& c) {
 }
 
 MmdOpponentName parse_mmd_opponent(const std::string& entry, const std::string& where) {
-  constexpr std::string_view kCheckpoint = "checkpoint:";
-  if (entry.rfind(kCheckpoint, 0) == 0) {
-    std::string path = entry.substr(kCheckpoint.size());
-    if (path.empty()) throw InputError(fmt::format("{}: mmd.opponents: '{}' names no path", where, entry));
-    return {.bot = {}, .path = std::move(path)};
-  }
+  for (const std::string_view prefix : {"checkpoint:", "checkpoint-sampled:"})
+    if (entry.rfind(prefix, 0) == 0) {
+      std::string path = entry.substr(prefix.size());
+      if (path.empty()) throw InputError(fmt::format("{}: mmd.opponents: '{}' names no path", where, entry));
+      return {.bot = {}, .path = std::move(path), .greedy = prefix == "checkpoint:"};
+    }
   const auto bots = lc::bot_names();
   if (std::find(bots.begin(), bots.end(), entry) == bots.end())
     throw InputError(fmt::format("{}: mmd.opponents: '{}' is neither a bot ({}) nor checkpoint:PATH (a run directory, a "
-                                 "checkpoint or an exported model)",
+                                 "checkpoint or an exported model; greedy play) or checkpoint-sampled:PATH",
                                  where, entry, join_names(bots)));
   return {.bot = entry, .path = {}};
 }
@@ -127,8 +127,9 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
            real_option("bot_share", 0, 0, 1, "share of rollouts whose second seat is mmd.bot"),
            real_option("snapshot_share", 0, 0, 1, "share of rollouts whose second seat is a past snapshot of the policy"),
            list_option("opponents", {},
-                       "the league: fixed opponents of opponent_share of the rollouts, each a bot's name or checkpoint:PATH (a "
-                       "run directory, a checkpoint or an exported model such as models/lost-cities-mmd); with only a "
+                       "the league: fixed opponents of opponent_share of the rollouts, each a bot's name, checkpoint:PATH (a "
+                       "run directory, a checkpoint or an exported model such as models/lost-cities-mmd; greedy play, as in "
+                       "matches) or checkpoint-sampled:PATH (its softmax); with only a "
                        "target and opponent_share = 1 the run trains an exploiter of it (docs/mmd.md)"),
            string_option("initial_policy", "", {},
                          "checkpoint:PATH: the policy (and the magnet) start as that trained policy's network that plays "

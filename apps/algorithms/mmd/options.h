@@ -40,8 +40,10 @@ struct MmdOptions {
 struct MmdOpponentName {
   std::string bot;
   std::string path;
+  bool greedy = true;  // checkpoint:PATH plays greedily, checkpoint-sampled:PATH samples
 };
-/// InputError naming mmd.opponents and the entry when it is neither a bot nor checkpoint:PATH.
+/// InputError naming mmd.opponents and the entry when it is neither a bot nor checkpoint:PATH
+/// (greedy play, as in matches) or checkpoint-sampled:PATH (its softmax).
 MmdOpponentName parse_mmd_opponent(const std::string& entry, const std::string& where);
 
 /// MMD's options of a config ([mmd]; its cut-off value is traversal.cutoff_value_mode's).

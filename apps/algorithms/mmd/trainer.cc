@@ -187,6 +187,7 @@ class MmdTrainer final : public Trainer {
     std::string name;          // the mmd.opponents entry
     int bot = -1;              // index among the game's league bots, or
     int net = -1;              // index among the fixed networks
+    bool greedy = true;        // a network's play (checkpoint: greedy, checkpoint-sampled: its softmax)
     double games = 0, score = 0;  // decayed: games, and wins + draws / 2
     double weight = 0;            // this iteration's draw probability
     std::int64_t it_games = 0, it_wins = 0, it_draws = 0;
@@ -212,6 +213,7 @@ class MmdTrainer final : public Trainer {
                                        "{} actions) than this run's {} ({} inputs, {} actions): it cannot sit at this table",
                                        entry, p.checkpoint_dir, p.game, p.input_width, p.num_actions, o_.shape.game, W_, A_));
         member.net = static_cast<int>(fixed_.size());
+        member.greedy = n.greedy;
         fixed_.push_back(std::move(p));
       }
       league_.push_back(std::move(member));
@@ -236,6 +238,7 @@ class MmdTrainer final : public Trainer {
       lg.cumulative[i] = i + 1 == league_.size() ? 1.0 : cum;
       lg.bot[i] = static_cast<std::int8_t>(league_[i].bot);
       lg.net[i] = static_cast<std::int8_t>(league_[i].net);
+      lg.greedy[i] = league_[i].greedy ? 1 : 0;
     }
   }
 
@@ -302,6 +305,21 @@ class MmdTrainer final : public Trainer {
     }
   }
 
+  /// Each row's most probable legal action with probability 1 (the lowest id on ties): how a
+  /// checkpoint:PATH opponent plays.
+  static void make_greedy(TabularPolicy& policy) {
+    const GameTree& tree = policy.tree();
+    for (int i = 0; i < tree.num_infosets(); ++i) {
+      const ActionMask legal = tree.infoset(i).legal;
+      auto row = policy.row(i);
+      int best = std::countr_zero(legal);
+      for (int a = best + 1; a < static_cast<int>(row.size()); ++a)
+        if (mask_has(legal, a) && row[static_cast<std::size_t>(a)] > row[static_cast<std::size_t>(best)]) best = a;
+      std::fill(row.begin(), row.end(), 0.0);
+      row[static_cast<std::size_t>(best)] = 1.0;
+    }
+  }
+
   /// On an enumerable game, each trained opponent's exact figures: the learner's value against it
   /// (both seats averaged) and a best response's (what an exploiter of it can reach at most).
   void evaluate_league_exactly() {
@@ -312,7 +330,8 @@ class MmdTrainer final : public Trainer {
       std::string text;
       for (const auto& l : league_) {
         if (l.net < 0) continue;
-        const TabularPolicy target = strategy_policy(*tree_, *fixed_[static_cast<std::size_t>(l.net)].evaluator);
+        TabularPolicy target = strategy_policy(*tree_, *fixed_[static_cast<std::size_t>(l.net)].evaluator);
+        if (l.greedy) make_greedy(target);
         double value = 0;
         for (int seat = 0; seat < 2; ++seat) {  // the learner in `seat`, the target in the other
           TabularPolicy mixed(*tree_);
