@@ -1,6 +1,7 @@
 #include "engine/games/lost_cities.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -84,6 +85,7 @@ int encoding_size(const Rules& r, const EncodingOptions& o) {
   int n = 5 + 3 * H + 2 * C * 4 + C * 4 + C * (R + 1) + 3 + 1 + (C + 1) + r.action_size();
   if (o.derived_playability) n += C * 15 + 3;
   if (o.slot_aware_playability) n += H * 6;
+  if (o.opponent_known_cards) n += C * (R + 1);
   return n;
 }
 
@@ -200,6 +202,23 @@ void State::apply_action(int action) {
     ++public_count_[color][c.rank()];
     for (int i = slot + 1; i < hand_len_[p]; ++i) hand_[p][i - 1] = hand_[p][i];
     --hand_len_[p];
+    // The known bits follow the hand: slot's bit goes, the higher ones shift down with their cards.
+    const unsigned known = known_[p];
+    if (known != 0) {
+      const unsigned below = (1U << slot) - 1U;
+      unsigned rest = (known & below) | ((known >> 1) & ~below);
+      // An unknown wager left while a known identical one stays: the opponent cannot tell which
+      // left, so it no longer knows one is still here (numeric cards are unique: no such case).
+      if (((known >> slot) & 1U) == 0 && c.is_wager())
+        for (unsigned m = rest; m != 0; m &= m - 1) {
+          const int j = std::countr_zero(m);
+          if (hand_[p][j] == c) {
+            rest &= ~(1U << j);
+            break;
+          }
+        }
+      known_[p] = static_cast<std::uint16_t>(rest);
+    }
     phase_ = Phase::kDraw;
   } else {
     const int base = rules_.draw_deck_action();
@@ -213,6 +232,7 @@ void State::apply_action(int action) {
       c = pile_[color][--pile_len_[color]];
       if (pile_len_[color] == 0) nonempty_piles_ = static_cast<std::uint8_t>(nonempty_piles_ & ~(1U << color));
       --public_count_[color][c.rank()];
+      known_[p] = static_cast<std::uint16_t>(known_[p] | (1U << hand_len_[p]));  // it was face up
     }
     hand_[p][hand_len_[p]++] = c;
     pending_color_ = kNoColor;
@@ -293,17 +313,39 @@ void State::check_invariants() const {
   }
   CFR_CHECK(phase_ == Phase::kDraw || pending_color_ == kNoColor,
             "pending color {} set outside the DRAW phase", pending_color_);
+  for (int q = 0; q < 2; ++q) {
+    CFR_CHECK((known_[q] >> hand_len_[q]) == 0, "player {} has known-card bits {:#x} beyond its {} hand cards", q,
+              known_[q], hand_len_[q]);
+    // Only pile draws make cards known, one per turn at most.
+    CFR_CHECK(std::popcount(static_cast<unsigned>(known_[q])) <= turn_count_,
+              "player {} has {} known cards after {} turns", q, std::popcount(static_cast<unsigned>(known_[q])),
+              turn_count_);
+  }
 }
 
+int State::known_count(int p, int color, int rank) const noexcept {
+  const Card x = Card::make(color, rank);
+  int n = 0;
+  for (unsigned m = known_[p]; m != 0; m &= m - 1)
+    n += hand_[p][std::countr_zero(m)] == x ? 1 : 0;
+  return n;
+}
+
+// Known opponent cards are left out of the pool and keep their slots; the unknown slots, in slot
+// order, then the deck take the shuffled pool. With none known, the pool, the Fisher–Yates shuffle
+// and so the RNG draws are exactly those from before known cards were tracked.
 void State::resample_hidden(int observer, Rng& rng) {
   const int o = 1 - observer;
+  const unsigned known = known_[o];
   std::array<Card, kMaxDeck + kMaxHandSize> pool{};
   int n = 0;
-  for (int i = 0; i < hand_len_[o]; ++i) pool[n++] = hand_[o][i];
+  for (int i = 0; i < hand_len_[o]; ++i)
+    if (((known >> i) & 1U) == 0) pool[n++] = hand_[o][i];
   for (int i = 0; i < deck_len_; ++i) pool[n++] = deck_[i];
   for (int i = n - 1; i > 0; --i) std::swap(pool[i], pool[rng.below(static_cast<std::uint32_t>(i + 1))]);
   int k = 0;
-  for (int i = 0; i < hand_len_[o]; ++i) hand_[o][i] = pool[k++];
+  for (int i = 0; i < hand_len_[o]; ++i)
+    if (((known >> i) & 1U) == 0) hand_[o][i] = pool[k++];
   for (int i = 0; i < deck_len_; ++i) deck_[i] = pool[k++];
 }
 
@@ -311,7 +353,8 @@ bool operator==(const State& a, const State& b) {
   if (!(a.rules_ == b.rules_) || a.deck_len_ != b.deck_len_ || a.hand_len_ != b.hand_len_ ||
       a.current_player_ != b.current_player_ || a.phase_ != b.phase_ ||
       a.pending_color_ != b.pending_color_ || a.total_ != b.total_ ||
-      a.turn_count_ != b.turn_count_ || a.move_count_ != b.move_count_ || a.pile_len_ != b.pile_len_)
+      a.turn_count_ != b.turn_count_ || a.move_count_ != b.move_count_ || a.pile_len_ != b.pile_len_ ||
+      a.known_ != b.known_)
     return false;
   for (int i = 0; i < a.deck_len_; ++i)
     if (a.deck_[i] != b.deck_[i]) return false;
@@ -337,7 +380,8 @@ std::string State::to_string() const {
                               pending_color_ == kNoColor ? -1 : pending_color_, total_[0], total_[1]);
   for (int p = 0; p < 2; ++p) {
     s += fmt::format("  hand {}:", p);
-    for (int i = 0; i < hand_len_[p]; ++i) s += fmt::format(" {}", card_name(rules_, hand_[p][i]));
+    for (int i = 0; i < hand_len_[p]; ++i)
+      s += fmt::format(" {}{}", card_name(rules_, hand_[p][i]), hand_card_known(p, i) ? "*" : "");
     s += "\n";
     for (int c = 0; c < rules_.n_colors; ++c) {
       if (exp_[p][c].len == 0) continue;

@@ -13,6 +13,11 @@
 // Hands are unsorted: slots are in deal order; playing or discarding slot i shifts later slots
 // left; a drawn card goes to the end. The deck's top is its last element. The game ends as soon
 // as the deck is empty after a draw (a state whose deck is empty is terminal).
+//
+// Known cards: a card taken from a discard pile was face up, so the other player knows it is in
+// the taker's hand until it is played or discarded. The state marks those hand slots
+// (hand_card_known); resample_hidden keeps them, and the encoder can show them to the other
+// player (EncodingOptions::opponent_known_cards).
 #include <array>
 #include <cstdint>
 #include <span>
@@ -35,6 +40,7 @@ static_assert((kMaxPerColor & (kMaxPerColor - 1)) == 0, "the encoder masks pile 
 inline constexpr int kMaxActions = 2 * kMaxHandSize + 1 + kMaxColors;
 static_assert(kMaxActions <= kMaxActionsAnyGame);
 static_assert(kMaxColors <= 8, "nonempty_piles_ is one byte");
+static_assert(kMaxHandSize <= 16, "known_ holds one bit per hand slot in 16 bits");
 
 /// The rule knobs of lost-cities.md §1 (defaults = the standard game).
 struct Rules {
@@ -83,10 +89,14 @@ std::string card_name(const Rules& r, Card c);  // e.g. "c2:W" (wager) or "c0:7"
 
 enum class Phase : std::uint8_t { kCard = 0, kDraw = 1 };
 
-/// What the encoder includes (lost-cities.md §2).
+/// What the encoder includes (lost-cities.md §2; docs/lost-cities.md for opponent_known_cards).
 struct EncodingOptions {
   bool derived_playability = true;
   bool slot_aware_playability = true;
+  /// Ours, not the reference's (off by default, so every existing size and model is unchanged):
+  /// n_colors·(n_ranks+1) floats after every other block, the number of the opponent's hand cards
+  /// of each (color, rank) that the observer knows (taken from a discard pile, not played since).
+  bool opponent_known_cards = false;
   friend bool operator==(const EncodingOptions&, const EncodingOptions&) = default;
 };
 
@@ -94,7 +104,8 @@ struct EncodingOptions {
 /// expedition_penalty)·(wagers + 1), plus bonus_amount when it holds ≥ bonus_threshold cards.
 int score_expedition(const Rules& r, std::span<const Card> cards) noexcept;
 
-/// Number of floats of the encoding: 171 / 249 / 219 / 297 with the default rules.
+/// Number of floats of the encoding: 171 / 249 / 219 / 297 with the default rules (+ 50 with
+/// opponent_known_cards).
 int encoding_size(const Rules& r, const EncodingOptions& o);
 
 /// Per (player, color) expedition summary, maintained incrementally.
@@ -152,6 +163,16 @@ class State {
   Card deck_card(int i) const noexcept { return deck_[i]; }  // i = deck_size()−1 is the top
   int hand_size(int p) const noexcept { return hand_len_[p]; }
   Card hand_card(int p, int slot) const noexcept { return hand_[p][slot]; }
+  /// Whether player p's opponent knows the card in p's hand slot: p took it from a discard pile
+  /// (face up) and has not played or discarded it since. A deck draw or the deal is never known.
+  /// Wagers of one color are interchangeable, so when p plays or discards an unknown wager while
+  /// a known identical one stays in hand, the known mark goes (the opponent saw a wager of that
+  /// color leave and cannot tell which): knowledge depends only on what the opponent saw.
+  bool hand_card_known(int p, int slot) const noexcept { return ((known_[p] >> slot) & 1U) != 0; }
+  /// Bit i set iff hand_card_known(p, i); no bit at or above hand_size(p).
+  std::uint32_t known_mask(int p) const noexcept { return known_[p]; }
+  /// Number of p's hand cards of (color, rank) that p's opponent knows.
+  int known_count(int p, int color, int rank) const noexcept;
   const Expedition& expedition(int p, int color) const noexcept { return exp_[p][color]; }
   int expedition_card_count(int p, int color) const noexcept { return exp_[p][color].len; }
   Card expedition_card(int p, int color, int i) const noexcept { return exp_cards_[p][color][i]; }
@@ -175,11 +196,14 @@ class State {
   /// it to randomise the card a draw will take. Precondition: both < deck_size().
   void swap_deck_cards(int i, int j) noexcept { std::swap(deck_[i], deck_[j]); }
 
-  /// Redistributes the cards `observer` cannot see (opponent hand and deck) uniformly at random,
-  /// keeping their counts: a state of the same information set for `observer`.
+  /// Redistributes the cards `observer` cannot see (the opponent's unknown hand cards and the
+  /// deck) uniformly at random, keeping their counts: a state of the same information set for
+  /// `observer`. The opponent's known cards (hand_card_known) stay in their slots. With no known
+  /// opponent card it shuffles and consumes `rng` exactly as before known cards were tracked.
   void resample_hidden(int observer, Rng& rng);
 
-  /// Debug text of the whole state (both hands, deck size, expeditions, piles, totals).
+  /// Debug text of the whole state (both hands, a known card marked '*', deck size, expeditions,
+  /// piles, totals).
   std::string to_string() const;
 
   friend bool operator==(const State&, const State&);
@@ -201,6 +225,7 @@ class State {
   std::array<std::uint8_t, kMaxColors> pile_len_{};
   std::uint8_t nonempty_piles_ = 0;  // bit c set iff pile c is non-empty
   std::array<std::uint8_t, 2> hand_len_{};
+  std::array<std::uint16_t, 2> known_{};  // bit i of known_[p]: hand_card_known(p, i)
   std::array<int, 2> total_{};
   int turn_count_ = 0;
   int move_count_ = 0;

@@ -2,6 +2,7 @@
 // reference exactly; tests/engine/games/golden_test.cc pins them against the reference's own output.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cassert>
 
 #include "engine/core/errors.h"
@@ -172,6 +173,16 @@ void State::encode_into(const State& st, int observer, float* __restrict o,
       o[5] = static_cast<float>(wager & fresh);
       o += 6;
     }
+  }
+
+  if (opts.opponent_known_cards) {
+    // Counts, unscaled like the public histogram (a wager may be known twice).
+    std::fill(o, o + C * (R + 1), 0.0F);
+    for (unsigned m = st.known_[opp]; m != 0; m &= m - 1) {
+      const Card k = hand_[opp][std::countr_zero(m)];
+      o[k.color() * (R + 1) + k.rank()] += 1.0F;
+    }
+    o += C * (R + 1);
   }
   (void)begin;
   assert(o - begin == encoding_size(r, opts));
