@@ -2,11 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <limits>
-#include <mutex>
-#include <optional>
-#include <unordered_map>
 
 #include "engine/core/errors.h"
 
@@ -324,6 +322,19 @@ class ExpertDecision {
   bool scarce_ = false, may_prolong_ = true;
 };
 
+// The opponent's hand cards the mover knows (taken from a discard pile, not played since), as
+// counts per (color, rank): the state tracks them, so the bot keeps no memory of the game.
+Counts known_opponent_cards(const State& s) {
+  Counts known{};
+  const int o = 1 - s.current_player();
+  for (std::uint32_t m = s.known_mask(o); m != 0; m &= m - 1) {
+    const Card x = s.hand_card(o, std::countr_zero(m));
+    ++known[x.color()][x.rank()];
+  }
+  return known;
+}
+
+// Stateless: a decision reads only the state, so one bot serves any number of games and threads.
 class ExpertBot final : public Bot {
  public:
   ExpertBot(const Rules& rules, const ExpertParams& params) : rules_(rules), params_(params) {}
@@ -331,107 +342,13 @@ class ExpertBot final : public Bot {
   bool deterministic() const noexcept override { return true; }
   int choose_action(const State& s, Rng&) override {
     CFR_CHECK(!s.is_terminal(), "no legal action (terminal state)");
-    const Counts known = recall(s);
-    ExpertDecision d(s, params_, known);
-    const int a = s.phase() == Phase::kCard ? d.card_phase() : d.draw_phase();
-    remember(s, a, known);
-    return a;
-  }
-  // My hand and expeditions are those after my last move until I move again: the key of what I
-  // remembered then.
-  void game_over(const State& s, int seat) override {
-    std::lock_guard lock(mu_);
-    mem_.erase(key(s, seat));
+    ExpertDecision d(s, params_, known_opponent_cards(s));
+    return s.phase() == Phase::kCard ? d.card_phase() : d.draw_phase();
   }
 
  private:
-  struct Memory {
-    State after;  // the state right after my last move
-    Counts known;
-  };
-
-  static std::uint64_t key(const State& s, int p) {
-    std::uint64_t h = 0x9e3779b97f4a7c15ull ^ static_cast<std::uint64_t>(p);
-    auto mix = [&](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ull; h ^= h >> 29; };
-    mix(static_cast<std::uint64_t>(s.hand_size(p)));
-    for (int i = 0; i < s.hand_size(p); ++i) mix(s.hand_card(p, i).v);
-    for (int c = 0; c < s.rules().n_colors; ++c) mix(s.expedition(p, c).len);
-    return h;
-  }
-
-  static bool same_mine(const State& a, const State& b, int p) {
-    if (a.hand_size(p) != b.hand_size(p)) return false;
-    for (int i = 0; i < a.hand_size(p); ++i)
-      if (!(a.hand_card(p, i) == b.hand_card(p, i))) return false;
-    for (int c = 0; c < a.rules().n_colors; ++c)
-      if (a.expedition(p, c).len != b.expedition(p, c).len) return false;
-    return true;
-  }
-
-  // The opponent's known cards at s, read from the remembered state after my last move and the
-  // public difference (one opponent turn: a play or a discard, then a draw).
-  Counts recall(const State& s) {
-    Counts known{};
-    const int p = s.current_player(), o = 1 - p;
-    std::optional<Memory> found;
-    {
-      std::lock_guard lock(mu_);
-      const auto it = mem_.find(key(s, p));
-      if (it == mem_.end()) return known;
-      found.emplace(it->second);
-      mem_.erase(it);
-    }
-    const Memory& m = *found;
-    const State& a = m.after;
-    if (!(a.rules() == s.rules()) || !same_mine(a, s, p)) return known;
-    if (s.move_count() == a.move_count()) return s == a ? m.known : known;
-    if (s.move_count() != a.move_count() + 2 || a.current_player() != o || a.phase() != Phase::kCard ||
-        s.phase() != Phase::kCard)
-      return known;
-    const int C = s.rules().n_colors;
-    int played = -1, discarded = -1, taken = -1, changes = 0;
-    for (int c = 0; c < C; ++c) {
-      const int de = s.expedition(o, c).len - a.expedition(o, c).len;
-      if (de == 1) played = c, ++changes;
-      else if (de != 0) return known;
-      const int dp = s.pile_size(c) - a.pile_size(c);
-      if (dp == 1) discarded = c, ++changes;
-      else if (dp == -1) taken = c;
-      else if (dp != 0) return known;
-    }
-    if (changes != 1) return known;
-    const int dd = a.deck_size() - s.deck_size();
-    if (!((dd == 1 && taken < 0) || (dd == 0 && taken >= 0))) return known;
-    known = m.known;
-    auto remove = [&](Card x) {
-      if (known[x.color()][x.rank()] > 0) --known[x.color()][x.rank()];
-    };
-    if (played >= 0) remove(s.expedition_card(o, played, s.expedition(o, played).len - 1));
-    if (discarded >= 0) remove(s.pile_top(discarded));
-    if (taken >= 0) {
-      const Card t = a.pile_top(taken);
-      ++known[t.color()][t.rank()];
-    }
-    return known;
-  }
-
-  void remember(const State& s, int action, const Counts& known) {
-    State after = s;
-    after.apply_action(action);
-    if (after.is_terminal()) return;
-    std::lock_guard lock(mu_);
-    // Games end through game_over; a caller that never says so (a game abandoned midway) leaves
-    // its entry, and the memory is cleared when they pile up.
-    if (mem_.size() >= kMaxRemembered) mem_.clear();
-    mem_.insert_or_assign(key(after, s.current_player()), Memory{after, known});
-  }
-
-  static constexpr std::size_t kMaxRemembered = std::size_t{1} << 16;
-
   Rules rules_;
   ExpertParams params_;
-  std::mutex mu_;  // one bot may serve rollouts on several threads
-  std::unordered_map<std::uint64_t, Memory> mem_;
 };
 
 }  // namespace

@@ -6,12 +6,9 @@
 // to score, and, in the draw phase, whether shortening or prolonging the game pays.
 //
 // What it sees: its own hand, both sides' expeditions, every discard pile, the deck's size, and
-// the opponent's moves it has followed. The State holds no move log, so the bot remembers, per
-// game, the state after its own last move (keyed by its seat and hand) and reads the opponent's
-// move from the difference at its next turn: a card taken from a discard pile is then known to be
-// in the opponent's hand until it is played or discarded. Where it meets a state it has not
-// followed (a position set up by hand, a traversal's branch) it knows none of the opponent's hand.
-// It never reads the opponent's hand or the deck order.
+// the opponent's hand cards it knows (taken from a discard pile and not played since:
+// State::hand_card_known). It never reads the opponent's other cards or the deck order. It keeps
+// no memory between decisions: deterministic, stateless, safe on any number of threads.
 #include <memory>
 
 #include "engine/games/bots.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/games/bots.h"  // random_legal_action
+#include "engine/games/bots.h"
 #include "engine/games/lost_cities.h"
 #include "tests/engine/games/lc_helpers.h"
 
@@ -322,4 +322,31 @@ TEST_CASE("the opponent_known_cards block counts the opponent's known cards by c
         REQUIRE(v[static_cast<std::size_t>(297 + c * (r.n_ranks + 1) + k)] ==
                 static_cast<float>(t.known_count(1 - observer, c, k)));
   }
+}
+
+TEST_CASE("heuristic_expert decides from the state alone: a fresh bot makes the same move") {
+  const Rules r;
+  auto expert = make_bot("heuristic_expert", r);
+  auto other = make_bot("heuristic_balanced", r);
+  Rng rng(0);
+  int checked = 0, with_known = 0;
+  for (int g = 0; g < 20; ++g) {
+    State s = State::deal(r, static_cast<std::uint64_t>(g));
+    while (!s.is_terminal()) {
+      const bool mine = s.current_player() == g % 2;
+      int a;
+      if (mine) {
+        a = expert->choose_action(s, rng);
+        auto fresh = make_bot("heuristic_expert", r);
+        CHECK(fresh->choose_action(s, rng) == a);
+        ++checked;
+        with_known += s.known_mask(1 - s.current_player()) != 0 ? 1 : 0;
+      } else {
+        a = other->choose_action(s, rng);
+      }
+      s.apply_action(a);
+    }
+  }
+  CHECK(checked > 1000);
+  CHECK(with_known > 50);
 }
