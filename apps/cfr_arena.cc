@@ -12,13 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "engine/games/bots.h"
 #include "engine/core/errors.h"
+#include "engine/games/bots.h"
 #include "engine/games/match.h"
 #include "engine/games/players.h"
 #include "engine/games/replay.h"
 #ifdef CFR_ARENA_CHECKPOINTS
-#include "apps/checkpoint_policy.h"
+#include "apps/players/checkpoint_policy.h"
 #endif
 
 namespace {

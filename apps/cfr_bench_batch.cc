@@ -20,8 +20,8 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "apps/config.h"
-#include "apps/deep_cfr.h"
+#include "apps/run/config.h"
+#include "apps/train/driver.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
 #include "engine/memory/reservoir.h"

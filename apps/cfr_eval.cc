@@ -12,12 +12,12 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "apps/checkpoint_policy.h"
-#include "engine/tabular/best_response.h"
-#include "engine/games/bots.h"
+#include "apps/players/checkpoint_policy.h"
 #include "engine/core/errors.h"
+#include "engine/games/bots.h"
 #include "engine/games/games.h"
 #include "engine/games/match.h"
+#include "engine/tabular/best_response.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"cfr-eval: evaluate a cfr-run checkpoint against bots (Lost Cities) or exactly (Kuhn, Leduc)"};

@@ -13,8 +13,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "apps/checkpoint_policy.h"
 #include "apps/cli.h"
+#include "apps/players/checkpoint_policy.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
 

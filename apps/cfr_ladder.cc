@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "apps/stop_signals.h"
+#include "apps/run/stop_signals.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
 #include "engine/core/ratings.h"
@@ -25,7 +25,7 @@
 #include "engine/games/players.h"
 #include "engine/games/replay.h"  // rules_from_json_text
 #ifdef CFR_ARENA_CHECKPOINTS
-#include "apps/checkpoint_policy.h"
+#include "apps/players/checkpoint_policy.h"
 #endif
 
 namespace {

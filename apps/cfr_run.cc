@@ -1,7 +1,7 @@
 // cfr-run: Deep CFR training from a TOML config.
 //   cfr-run CONFIG.toml [--set section.key=value]... [--run-dir DIR] [--print-config]
 //   cfr-run --resume RUN_DIR [--set section.key=value]...
-//   mpirun -np N cfr-run CONFIG.toml ...   (rank 0 learns, ranks 1..N-1 traverse: apps/distributed.h)
+//   mpirun -np N cfr-run CONFIG.toml ...   (rank 0 learns, ranks 1..N-1 traverse: apps/run/distributed.h)
 #include <atomic>
 #include <ctime>
 #include <filesystem>
@@ -15,10 +15,10 @@
 #include <fmt/format.h>
 
 #include "apps/cli.h"
-#include "apps/config.h"
-#include "apps/deep_cfr.h"
-#include "apps/distributed.h"
-#include "apps/stop_signals.h"
+#include "apps/run/config.h"
+#include "apps/run/distributed.h"
+#include "apps/run/stop_signals.h"
+#include "apps/train/driver.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
 

@@ -23,7 +23,7 @@
 #ifdef CFR_ARENA_CHECKPOINTS
 #include <mutex>
 
-#include "apps/checkpoint_policy.h"
+#include "apps/players/checkpoint_policy.h"
 #include "engine/traversal/traversal.h"        // masked_softmax
 #include "engine/traversal/traversal_games.h"  // LostCitiesTraversalGame
 #include "sched/evaluator.h"

@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 
 #include "apps/cli.h"
-#include "engine/tabular/best_response.h"
 #include "engine/games/games.h"
+#include "engine/tabular/best_response.h"
 #include "engine/tabular/tabular_cfr.h"
 
 int main(int argc, char** argv) {

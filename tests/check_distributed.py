@@ -8,7 +8,7 @@
       end within a bounded time with a message naming the rank; the run is then resumed from its
       last checkpoint with one rank fewer and must equal an uninterrupted single-process run.
 
-A killed or stopped rank must be named by the learner itself (apps/distributed.cc: "rank N sent
+A killed or stopped rank must be named by the learner itself (apps/run/distributed.cc: "rank N sent
 nothing for ..." or "rank N took nothing from the learner for ..."); a line of mpirun's that
 happens to hold "rank N" does not count. (mpirun is told not to end the job when a rank dies, so
 that the learner's own detection is what is tested.)

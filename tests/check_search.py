@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_search.py CFR_ARENA RUN_DIR: the determinized search player (apps/search_player.h).
+"""check_search.py CFR_ARENA RUN_DIR: the determinized search player (apps/players/search_player.h).
   1. search:RUN?k=1&n=1&prior=0 plays exactly the network's moves: its report equals
      checkpoint:RUN's, field for field (but the names and timings), on the same seeds;
   3. rollout=bot:NAME rolls out with the bot (no forwards); k=0 is refused (exit 2, naming it);

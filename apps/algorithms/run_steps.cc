@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "apps/algorithms/deep_cfr/run_files.h"
-#include "apps/checkpoint_policy.h"
+#include "apps/players/checkpoint_policy.h"
+#include "apps/run/run_files.h"
 #include "engine/core/checksum.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"

@@ -1,9 +1,9 @@
 #pragma once
 // Steps every training algorithm's iteration shares (apps/algorithms/<name>/trainer.cc, through
-// the run context apps/algorithms/run/context.h): a step's stop, and playing the Lost Cities bots
-// with the network that plays (above the checkpoint players, apps/checkpoint_policy.h). One home,
+// the run context apps/algorithms/context.h): a step's stop, and playing the Lost Cities bots
+// with the network that plays (above the checkpoint players, apps/players/checkpoint_policy.h). One home,
 // so that Deep CFR, ESCHER and MMD evaluations are the same numbers. Checkpoint directories:
-// apps/algorithms/run/checkpoints.h.
+// apps/run/checkpoints.h.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apps/play_mode.h"
+#include "apps/run/play_mode.h"
 #include "engine/core/rng.h"
 #include "engine/games/lost_cities.h"
 
@@ -24,7 +24,7 @@ class NetworkSet;
 struct LostCitiesTraversalGame;
 
 /// A stop request seen inside an iteration's step: the iteration is abandoned where it is
-/// (thrown by a trainer's step, caught by RunContext::run, apps/algorithms/run/context.h).
+/// (thrown by a trainer's step, caught by RunContext::run, apps/algorithms/context.h).
 struct StepInterrupted {
   const char* step;
 };

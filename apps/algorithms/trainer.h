@@ -1,6 +1,6 @@
 #pragma once
 // What cfr-run drives: the Trainer interface every algorithm's trainer implements, where it
-// writes, and what its factory (AlgorithmInfo::make_trainer, apps/algorithms/registry.h) gets.
+// writes, and what its factory (AlgorithmInfo::make_trainer, apps/run/algorithm_registry.h) gets.
 // LibTorch-free.
 #include <atomic>
 #include <functional>
@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apps/algorithms/registry.h"
-#include "apps/algorithms/run/options.h"
+#include "apps/run/algorithm_registry.h"
+#include "apps/run/options.h"
 #include "engine/traversal/traversal_games.h"
 
 namespace cfr {

@@ -1,6 +1,6 @@
 #pragma once
 // A side of a Lost Cities match by name, for every tool that takes one: a bot's name (bots.h) or
-// external:COMMAND (external_player.h). apps/checkpoint_policy.h adds the trained players
+// external:COMMAND (external_player.h). apps/players/checkpoint_policy.h adds the trained players
 // (checkpoint:PATH, checkpoint-sampled:PATH, snapshots:RUN_DIR).
 #include <memory>
 #include <string>

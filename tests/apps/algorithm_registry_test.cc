@@ -1,4 +1,4 @@
-// The algorithm registry (apps/algorithms/registry.h): a toy algorithm registered from the test
+// The algorithm registry (apps/run/algorithm_registry.h): a toy algorithm registered from the test
 // tree runs through cfr-run's driver (run_training: training, resume, evaluation) like the
 // built-in ones, and its section is a config section like theirs.
 #include <doctest/doctest.h>
@@ -13,10 +13,10 @@
 
 #include <unistd.h>  // getpid
 
-#include "apps/algorithms/registry.h"
-#include "apps/checkpoint_policy.h"
-#include "apps/config.h"
-#include "apps/deep_cfr.h"
+#include "apps/players/checkpoint_policy.h"
+#include "apps/run/algorithm_registry.h"
+#include "apps/run/config.h"
+#include "apps/train/driver.h"
 #include "engine/core/errors.h"
 #include "engine/games/games.h"
 #include "engine/tabular/best_response.h"

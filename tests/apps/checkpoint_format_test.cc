@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/algorithms/deep_cfr/networks.h"
-#include "apps/checkpoint_format.h"
+#include "apps/run/checkpoint_format.h"
 #include "engine/core/errors.h"
 #include "engine/memory/reservoir.h"
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <string>
 
-#include "apps/config.h"
+#include "apps/run/config.h"
 #include "engine/core/errors.h"
 
 using namespace cfr;

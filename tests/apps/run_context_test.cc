@@ -1,4 +1,4 @@
-// The run context every trainer composes (apps/algorithms/run/context.h): the same end of a run,
+// The run context every trainer composes (apps/algorithms/context.h): the same end of a run,
 // the same numeric-fault and loss keys whatever the algorithm.
 #include <doctest/doctest.h>
 
@@ -12,9 +12,9 @@
 
 #include <unistd.h>  // getpid
 
-#include "apps/algorithms/registry.h"
-#include "apps/config.h"
-#include "apps/deep_cfr.h"
+#include "apps/run/algorithm_registry.h"
+#include "apps/run/config.h"
+#include "apps/train/driver.h"
 #include "tests/apps/toy_algorithm.h"
 
 namespace fs = std::filesystem;

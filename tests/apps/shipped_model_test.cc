@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apps/checkpoint_policy.h"
+#include "apps/players/checkpoint_policy.h"
 #include "engine/core/errors.h"
 #include "engine/games/external_player.h"  // lc::action_name
 #include "engine/games/lost_cities.h"

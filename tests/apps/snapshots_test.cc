@@ -1,12 +1,12 @@
-// Single Deep CFR's snapshots (apps/algorithms/snapshots.h): the file format's checks, and the
+// Single Deep CFR's snapshots (apps/run/snapshots.h): the file format's checks, and the
 // exact snapshot average on Kuhn computed by hand.
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "apps/algorithms/deep_cfr/evaluation.h"
-#include "apps/algorithms/snapshots.h"
+#include "apps/players/evaluation.h"
+#include "apps/run/snapshots.h"
 #include "engine/core/errors.h"
 #include "engine/games/kuhn.h"
 #include "engine/tabular/game_tree.h"

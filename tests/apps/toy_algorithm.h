@@ -3,7 +3,7 @@
 // algorithm"): "test_uniform" plays the uniform policy (a one-network set whose weights are all
 // 0: equal logits) on an enumerable game. Its one option, [test_uniform] steps, shows that a
 // declared key reaches the trainer typed; its trainer keeps only its own step and composes the run
-// context (apps/algorithms/run/context.h) for the log, metrics.jsonl, the evaluation, the
+// context (apps/algorithms/context.h) for the log, metrics.jsonl, the evaluation, the
 // numeric-fault report and checkpoints; cfr-run's driver (run_training) runs, resumes and checks
 // it like any algorithm.
 #include <filesystem>
@@ -15,11 +15,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "apps/algorithms/registry.h"
-#include "apps/algorithms/run/context.h"
+#include "apps/algorithms/context.h"
 #include "apps/algorithms/trainer.h"
-#include "apps/checkpoint_format.h"
-#include "apps/config.h"
+#include "apps/run/algorithm_registry.h"
+#include "apps/run/checkpoint_format.h"
+#include "apps/run/config.h"
 #include "engine/core/errors.h"
 #include "engine/games/games.h"
 #include "engine/tabular/game_tree.h"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "apps/algorithms/deep_cfr/networks.h"
-#include "apps/checkpoint_format.h"
+#include "apps/run/checkpoint_format.h"
 #include "engine/games/kuhn.h"
 #include "engine/memory/reservoir.h"
 #include "tests/fuzz/fuzz_common.h"

@@ -1,6 +1,6 @@
 // Fuzz target: cfr-run's TOML config loader (parse, every field's type and range, validate,
 // and printing the result back).
-#include "apps/config.h"
+#include "apps/run/config.h"
 #include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

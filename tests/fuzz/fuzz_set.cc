@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include "apps/config.h"
+#include "apps/run/config.h"
 #include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

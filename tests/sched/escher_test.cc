@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "apps/algorithms/deep_cfr/escher_value_error.h"
 #include "engine/tabular/best_response.h"
-#include "apps/algorithms/escher/value_error.h"
 #include "engine/traversal/escher.h"
 #include "tests/sched/helpers.h"
 

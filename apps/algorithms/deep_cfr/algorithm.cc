@@ -1,12 +1,12 @@
-// Deep CFR's registration (apps/algorithms/registry.h) and its typed options from a config.
+// Deep CFR's registration (apps/run/algorithm_registry.h) and its typed options from a config.
 // LibTorch-free.
 #include <fmt/format.h>
 
 #include "apps/algorithms/deep_cfr/networks.h"
 #include "apps/algorithms/deep_cfr/options.h"
-#include "apps/algorithms/registry.h"
-#include "apps/algorithms/run/options.h"
-#include "apps/config.h"
+#include "apps/run/algorithm_registry.h"
+#include "apps/run/config.h"
+#include "apps/run/options.h"
 #include "engine/memory/reservoir.h"
 
 namespace cfr {

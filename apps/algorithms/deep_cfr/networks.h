@@ -5,20 +5,11 @@
 // Header-only and LibTorch-free: the checkpoint format, its fuzzer and the tools read it too.
 #include <cstdint>
 
+#include "apps/run/streams.h"
 #include "engine/traversal/traversal.h"
 #include "nets/network_spec.h"
 
 namespace cfr {
-
-/// The RNG streams of a Deep CFR run besides its traversals' (derive_seed(seed, iteration,
-/// player, index), TraversalContext) and its networks' initialisation (nets/): each is
-/// derive_seed(run.seed, stream[, more words]).
-enum DeepCfrStream : std::uint64_t {
-  kAdvantageMemoryStream = 1,  // + player: the reservoir draws of advantage memory `player`
-  kStrategyMemoryStream = 2,   // the strategy memory's reservoir draws
-  kTrainerStream = 3,          // the trainer's batch draws (checkpointed)
-  kEvaluationStream = 4,       // + iteration: the deals of that iteration's evaluation games
-};
 
 inline NetworkSpecs deep_cfr_networks(int input_width, int output_width) {
   NetworkSpecs set(kNumNets);

@@ -2,13 +2,13 @@
 // Deep CFR's own typed options (its keys live in [traversal], [optimization]'s advantage_* and
 // strategy_*, [memory], [regret_matching], [training_weighting] and checkpoint.keep_snapshots),
 // built once from a config by deep_cfr_options (algorithm.cc). The run's shared options are
-// RunOptions (apps/algorithms/run/options.h). ESCHER runs on this trainer with its own step:
-// `escher` holds its options (apps/algorithms/escher/options.h), absent for Deep CFR.
+// RunOptions (apps/run/options.h). ESCHER runs on this trainer with its own step:
+// `escher` holds its options (apps/algorithms/deep_cfr/escher_options.h), absent for Deep CFR.
 #include <cstdint>
 #include <optional>
 
-#include "apps/algorithms/escher/options.h"
-#include "apps/algorithms/registry.h"
+#include "apps/algorithms/deep_cfr/escher_options.h"
+#include "apps/run/algorithm_registry.h"
 #include "engine/traversal/traversal.h"
 #include "nets/networks.h"
 
@@ -36,7 +36,7 @@ struct DeepCfrOptions {
   std::int64_t advantage_capacity = 2'000'000;
   std::int64_t strategy_capacity = 2'000'000;
   bool merge_duplicates = false;
-  bool keep_snapshots = false;  // run_dir/snapshots (apps/algorithms/snapshots.h)
+  bool keep_snapshots = false;  // run_dir/snapshots (apps/run/snapshots.h)
   /// ESCHER (engine/traversal/escher.h): a value phase and the value network's training first,
   /// then the regret phases with ESCHER's traversals. Absent: Deep CFR.
   std::optional<EscherRunOptions> escher;

@@ -17,25 +17,25 @@
 
 #include <fmt/format.h>
 
-#include "apps/algorithms/deep_cfr/evaluation.h"
+#include "apps/algorithms/context.h"
+#include "apps/algorithms/deep_cfr/escher_networks.h"
+#include "apps/algorithms/deep_cfr/escher_value_error.h"
 #include "apps/algorithms/deep_cfr/networks.h"
-#include "apps/algorithms/escher/networks.h"
-#include "apps/algorithms/escher/value_error.h"
-#include "apps/algorithms/run/context.h"
 #include "apps/algorithms/run_steps.h"
-#include "apps/algorithms/snapshots.h"
-#include "apps/algorithms/deep_cfr/run_files.h"
-#include "apps/checkpoint_format.h"
-#include "apps/checkpoint_policy.h"
-#include "apps/distributed.h"
-#include "engine/tabular/best_response.h"
+#include "apps/players/checkpoint_policy.h"
+#include "apps/players/evaluation.h"
+#include "apps/run/checkpoint_format.h"
+#include "apps/run/distributed.h"
+#include "apps/run/run_files.h"
+#include "apps/run/snapshots.h"
 #include "engine/core/checksum.h"
 #include "engine/core/files.h"
+#include "engine/core/resources.h"
 #include "engine/games/games.h"
 #include "engine/games/match.h"
 #include "engine/memory/reservoir.h"
+#include "engine/tabular/best_response.h"
 #include "engine/traversal/escher.h"
-#include "engine/core/resources.h"
 #include "sched/phase_shares.h"
 #include "sched/sample_pipe.h"
 #include "sched/worker_thread.h"
@@ -440,7 +440,7 @@ class DeepCfrTrainer final : public Trainer {
 
   void publish() { nets_.publish(); }
 
-  // --- Single Deep CFR's snapshots (apps/algorithms/snapshots.h) -----------------------------
+  // --- Single Deep CFR's snapshots (apps/run/snapshots.h) -----------------------------
   std::int64_t snapshot_floats() const { return nets_.parameters(kAdvantageNet0) + nets_.parameters(kAdvantageNet1); }
   double snapshot_weight(int it) const { return o_.linear_weighting ? it : 1.0; }
   /// This iteration's published advantage nets to run_dir/snapshots, and on enumerable games into

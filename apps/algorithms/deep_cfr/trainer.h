@@ -3,16 +3,16 @@
 // phase whose samples stream through a SamplePipe into the reservoir memories (the consumer
 // thread inserts while traversals run), then the networks train on the memories and the new
 // weights are published; evaluation, metrics.jsonl, the checkpoint and the log line follow (the
-// run context's, apps/algorithms/run/context.h, with Deep CFR's own diagnostics). The
+// run context's, apps/algorithms/context.h, with Deep CFR's own diagnostics). The
 // steps are the trainer's own methods; a single process, the learner of a distributed run and its
-// traversal ranks all go through them (apps/distributed.h carries the messages).
+// traversal ranks all go through them (apps/run/distributed.h carries the messages).
 //
 // ESCHER (DeepCfrOptions::escher, docs/escher.md) runs on the same iteration: its value step
 // (value trajectories, the value memory and network) comes first, its regret traversals
 // (engine/traversal/escher.h) replace Deep CFR's, and everything else is shared. With
-// keep_snapshots every iteration's advantage nets are also kept (apps/algorithms/snapshots.h).
+// keep_snapshots every iteration's advantage nets are also kept (apps/run/snapshots.h).
 //
-// The driver (apps/deep_cfr.cc) prepares the run directory and decides what a resume continues
+// The driver (apps/train/driver.cc) prepares the run directory and decides what a resume continues
 // from; the factories below are the registrations' (deep_cfr/algorithm.cc, escher/algorithm.cc).
 #include <memory>
 

@@ -1,13 +1,13 @@
-// ESCHER's registration (apps/algorithms/registry.h): its [escher] keys, checks, network set and
+// ESCHER's registration (apps/run/algorithm_registry.h): its [escher] keys, checks, network set and
 // memory; its trainer is Deep CFR's with ESCHER's step (make_escher_trainer). LibTorch-free.
 #include <fmt/format.h>
 
+#include "apps/algorithms/deep_cfr/escher_networks.h"
+#include "apps/algorithms/deep_cfr/escher_options.h"
 #include "apps/algorithms/deep_cfr/options.h"
-#include "apps/algorithms/escher/networks.h"
-#include "apps/algorithms/escher/options.h"
-#include "apps/algorithms/registry.h"
-#include "apps/algorithms/run/options.h"
-#include "apps/config.h"
+#include "apps/run/algorithm_registry.h"
+#include "apps/run/config.h"
+#include "apps/run/options.h"
 #include "engine/core/errors.h"
 
 namespace cfr {

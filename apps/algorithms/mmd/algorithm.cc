@@ -1,4 +1,4 @@
-// MMD's registration (apps/algorithms/registry.h): its [mmd] keys, checks, network set, memory and
+// MMD's registration (apps/run/algorithm_registry.h): its [mmd] keys, checks, network set, memory and
 // the bot its games need, and its typed options from a config. LibTorch-free.
 #include <algorithm>
 
@@ -6,9 +6,9 @@
 
 #include "apps/algorithms/mmd/networks.h"
 #include "apps/algorithms/mmd/options.h"
-#include "apps/algorithms/registry.h"
-#include "apps/algorithms/run/options.h"
-#include "apps/config.h"
+#include "apps/run/algorithm_registry.h"
+#include "apps/run/config.h"
+#include "apps/run/options.h"
 #include "engine/core/errors.h"
 #include "engine/games/bots.h"
 #include "engine/memory/reservoir.h"

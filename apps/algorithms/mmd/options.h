@@ -1,7 +1,7 @@
 #pragma once
 // MMD's own typed options ([mmd] in a config; docs/mmd.md), built once from a config by
 // mmd_options (algorithm.cc). The run's other options (seed, networks, scheduler, learning rate,
-// evaluation, checkpoints) are the shared RunOptions (apps/algorithms/run/options.h).
+// evaluation, checkpoints) are the shared RunOptions (apps/run/options.h).
 #include <cstdint>
 #include <string>
 #include <vector>

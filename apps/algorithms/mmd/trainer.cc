@@ -11,14 +11,14 @@
 
 #include <fmt/format.h>
 
-#include "apps/algorithms/deep_cfr/evaluation.h"
-#include "apps/algorithms/deep_cfr/networks.h"
-#include "apps/algorithms/deep_cfr/run_files.h"
+#include "apps/algorithms/context.h"
 #include "apps/algorithms/mmd/networks.h"
-#include "apps/algorithms/run/context.h"
 #include "apps/algorithms/run_steps.h"
-#include "apps/algorithms/snapshots.h"
-#include "apps/checkpoint_format.h"
+#include "apps/players/evaluation.h"
+#include "apps/run/checkpoint_format.h"
+#include "apps/run/run_files.h"
+#include "apps/run/snapshots.h"
+#include "apps/run/streams.h"
 #include "engine/core/errors.h"
 #include "engine/core/resources.h"
 #include "engine/games/games.h"

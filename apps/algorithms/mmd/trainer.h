@@ -6,7 +6,7 @@
 // network train on the trainer threads, the new weights are published, the magnet moves every
 // magnet_every iterations and a snapshot of the policy joins the opponents every snapshot_every.
 // Evaluation, metrics.jsonl, numeric faults, checkpoints and resume are the shared ones
-// (the run context apps/algorithms/run/context.h, the driver apps/deep_cfr.cc). One process (no MPI).
+// (the run context apps/algorithms/context.h, the driver apps/train/driver.cc). One process (no MPI).
 #include <memory>
 
 #include "apps/algorithms/mmd/options.h"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "apps/config.h"
-#include "apps/play_mode.h"
+#include "apps/run/config.h"
+#include "apps/run/play_mode.h"
 #include "engine/games/bots.h"
 #include "engine/games/match.h"
 #include "engine/games/players.h"
@@ -16,7 +16,7 @@
 
 namespace cfr {
 
-struct LoadedCheckpoint;  // networks + config (apps/checkpoint_policy.cc)
+struct LoadedCheckpoint;  // networks + config (apps/players/checkpoint_policy.cc)
 class Evaluator;
 struct LostCitiesTraversalGame;
 
@@ -77,7 +77,7 @@ struct ExportedPolicy {
 ExportedPolicy export_policy(const std::string& from, const std::string& out);
 
 /// Single Deep CFR's player from a run trained with checkpoint.keep_snapshots
-/// (apps/algorithms/snapshots.h): game k of a match plays the snapshot of iteration t drawn with
+/// (apps/run/snapshots.h): game k of a match plays the snapshot of iteration t drawn with
 /// weight t (linear weighting; 1 under uniform weighting) from derive_seed(kSnapshotPlayStream, k),
 /// sampling each move from that iteration's regret-matching policy of the seat's advantage network;
 /// moves are decided in batched forwards per snapshot. InputError naming what is wrong (no
@@ -93,7 +93,7 @@ inline constexpr std::uint64_t kSnapshotPlayStream = 0x534443465250ULL;  // "SDC
 using AnyPlayer = lc::AnyPlayer;
 /// Throws InputError for an unknown bot (naming the valid ones), an unreadable checkpoint, a
 /// checkpoint trained with other rules, or an external command that cannot be run.
-/// "search:PATH?..." is the search player (apps/search_player.h). Defined in apps/any_player.cc.
+/// "search:PATH?..." is the search player (apps/players/search_player.h). Defined in apps/players/any_player.cc.
 AnyPlayer make_any_player(const std::string& name, const lc::Rules& rules, const lc::ExternalOptions& external = {});
 
 /// What a PLAYER argument accepts, for --help texts.

@@ -1,4 +1,4 @@
-#include "apps/distributed.h"
+#include "apps/run/distributed.h"
 
 #include <chrono>
 #include <cstdio>

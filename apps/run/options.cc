@@ -1,6 +1,6 @@
-#include "apps/algorithms/run/options.h"
+#include "apps/run/options.h"
 
-#include "apps/config.h"
+#include "apps/run/config.h"
 #include "engine/games/games.h"
 
 namespace cfr {

@@ -1,4 +1,4 @@
-#include "apps/deep_cfr.h"
+#include "apps/train/driver.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -8,13 +8,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "apps/algorithms/deep_cfr/run_files.h"
-#include "apps/algorithms/registry.h"
 #include "apps/algorithms/trainer.h"
-#include "apps/algorithms/trainers.h"
-#include "apps/checkpoint_format.h"
-#include "apps/checkpoint_policy.h"
-#include "apps/distributed.h"
+#include "apps/players/checkpoint_policy.h"
+#include "apps/run/algorithm_registry.h"
+#include "apps/run/checkpoint_format.h"
+#include "apps/run/distributed.h"
+#include "apps/run/run_files.h"
+#include "apps/train/trainers.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
 #include "engine/core/resources.h"

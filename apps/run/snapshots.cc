@@ -1,4 +1,4 @@
-#include "apps/algorithms/snapshots.h"
+#include "apps/run/snapshots.h"
 
 #include <algorithm>
 #include <cstring>

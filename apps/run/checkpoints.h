@@ -1,14 +1,14 @@
 #pragma once
-// A checkpoint directory written (the format: apps/checkpoint_format.h): the networks (nets.pt),
+// A checkpoint directory written (the format: apps/run/checkpoint_format.h): the networks (nets.pt),
 // the resolved config, the memories when asked, then meta.json with every file's checksum; the
 // run's rotation of checkpoint directories and `latest`. Written by the run context
-// (apps/algorithms/run/context.h) and by cfr-export (apps/checkpoint_policy.h, export_policy).
+// (apps/algorithms/context.h) and by cfr-export (apps/players/checkpoint_policy.h, export_policy).
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "apps/checkpoint_format.h"
+#include "apps/run/checkpoint_format.h"
 #include "engine/core/rng.h"
 
 namespace cfr {

@@ -1,17 +1,16 @@
-#include "apps/checkpoint_policy.h"
+#include "apps/players/checkpoint_policy.h"
 
 #include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
 
-#include "apps/algorithms/deep_cfr/networks.h"
-#include "apps/algorithms/registry.h"
-#include "apps/algorithms/deep_cfr/evaluation.h"
-#include "apps/algorithms/snapshots.h"
-#include "apps/algorithms/run/checkpoints.h"
-#include "apps/algorithms/run/options.h"
-#include "apps/checkpoint_format.h"
+#include "apps/players/evaluation.h"
+#include "apps/run/algorithm_registry.h"
+#include "apps/run/checkpoint_format.h"
+#include "apps/run/checkpoints.h"
+#include "apps/run/options.h"
+#include "apps/run/snapshots.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
 #include "engine/tabular/game_tree.h"

@@ -1,12 +1,12 @@
-#include "apps/algorithms/run/context.h"
+#include "apps/algorithms/context.h"
 
 #include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
 
-#include "apps/algorithms/deep_cfr/evaluation.h"
-#include "apps/algorithms/deep_cfr/networks.h"
+#include "apps/players/evaluation.h"
+#include "apps/run/streams.h"
 #include "engine/core/errors.h"
 #include "engine/core/resources.h"
 #include "engine/tabular/best_response.h"

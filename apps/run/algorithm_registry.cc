@@ -1,4 +1,4 @@
-#include "apps/algorithms/registry.h"
+#include "apps/run/algorithm_registry.h"
 
 #include <mutex>
 #include <stdexcept>

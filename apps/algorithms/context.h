@@ -19,11 +19,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apps/algorithms/deep_cfr/run_files.h"
-#include "apps/algorithms/run/checkpoints.h"
-#include "apps/algorithms/run/options.h"
 #include "apps/algorithms/run_steps.h"
 #include "apps/algorithms/trainer.h"
+#include "apps/run/checkpoints.h"
+#include "apps/run/options.h"
+#include "apps/run/run_files.h"
 #include "engine/tabular/game_tree.h"
 #include "engine/traversal/traversal_games.h"
 

@@ -1,7 +1,7 @@
 // The built-in training algorithms: the one list of them (each registers itself from its folder).
 #include <mutex>
 
-#include "apps/algorithms/registry.h"
+#include "apps/run/algorithm_registry.h"
 
 namespace cfr {
 

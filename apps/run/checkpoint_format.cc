@@ -1,4 +1,4 @@
-#include "apps/checkpoint_format.h"
+#include "apps/run/checkpoint_format.h"
 
 #include <filesystem>
 #include <fstream>

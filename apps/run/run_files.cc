@@ -1,4 +1,4 @@
-#include "apps/algorithms/deep_cfr/run_files.h"
+#include "apps/run/run_files.h"
 
 #include <filesystem>
 #include <fstream>

@@ -18,7 +18,7 @@
 #include <map>
 #include <string>
 
-#include "apps/config.h"
+#include "apps/run/config.h"
 #include "engine/core/checksum.h"
 #include "engine/core/rng.h"
 #include "nets/network_spec.h"
@@ -57,7 +57,7 @@ std::string checkpoint_meta_json(const CheckpointShape& shape, bool memories, in
 CheckpointMeta parse_checkpoint_meta(const std::string& text, const std::string& where, const CheckpointShape& shape,
                                      const NetworkSpecs& nets);
 /// Whether meta.json's text lists a single network: an exported policy (export_policy in
-/// apps/checkpoint_policy.h), the one network of its algorithm's set that plays. False for
+/// apps/players/checkpoint_policy.h), the one network of its algorithm's set that plays. False for
 /// anything else, unreadable text included (parse_checkpoint_meta then says what is wrong).
 bool exported_policy_meta(const std::string& text);
 /// Checks that every file meta.json lists in checkpoint directory `ck` has the recorded size and

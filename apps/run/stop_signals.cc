@@ -1,4 +1,4 @@
-#include "apps/stop_signals.h"
+#include "apps/run/stop_signals.h"
 
 #include <csignal>
 #include <cstdlib>

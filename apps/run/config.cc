@@ -1,4 +1,4 @@
-#include "apps/config.h"
+#include "apps/run/config.h"
 
 #include <algorithm>
 #include <map>
@@ -185,7 +185,7 @@ std::vector<ConfigField> fields(Config& c) {
                  "mpirun runs: a traversal rank that sends nothing this long ends the run, naming it"),
   };
   // [algorithm] name and [<algorithm>]: what each registered algorithm declares
-  // (apps/algorithms/registry.h), after [network] as they always were.
+  // (apps/run/algorithm_registry.h), after [network] as they always were.
   register_builtin_algorithms();
   {
     std::vector<ConfigField> a;

@@ -1,5 +1,5 @@
 #pragma once
-// cfr-run's driver of a training algorithm (apps/algorithms/registry.h: the one that
+// cfr-run's driver of a training algorithm (apps/run/algorithm_registry.h: the one that
 // [algorithm] name selects): the shared typed options from the config, the memory check, the run
 // directory (config.toml, parts/), what a resume continues from and whether it is exact, the
 // game adapter's settings, and the process's role in a distributed run.
@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "apps/algorithms/run/options.h"
-#include "apps/config.h"
+#include "apps/run/config.h"
+#include "apps/run/options.h"
 #include "engine/traversal/traversal_games.h"
 
 namespace cfr {
@@ -21,7 +21,7 @@ struct DriverOptions {
   bool allow_training_changes = false;  // resume with other values of training keys (not the same run)
   const std::atomic<bool>* stop = nullptr;  // set by SIGINT/SIGTERM: finish the current step and return
   bool progress = false;            // a live progress line on stderr
-  Distributed* dist = nullptr;      // an MPI job of ≥ 2 processes (apps/distributed.h), else null
+  Distributed* dist = nullptr;      // an MPI job of ≥ 2 processes (apps/run/distributed.h), else null
 };
 
 /// The tests' seam for fault injection (never a config key): CFR_TEST_FAULTS =

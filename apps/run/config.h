@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "apps/algorithms/registry.h"
+#include "apps/run/algorithm_registry.h"
 #include "engine/games/lost_cities.h"
 
 namespace cfr {
@@ -50,7 +50,7 @@ struct TraversalSection {
   std::string scheduler = "interleaved";  // its options: Config::scheduler_options
   int parallel_shares = 1;  // a phase without concurrent training split over this many threads
 };
-/// [algorithm]: which training algorithm (a registered one: apps/algorithms/registry.h).
+/// [algorithm]: which training algorithm (a registered one: apps/run/algorithm_registry.h).
 struct AlgorithmSection {
   std::string name = "deep_cfr";
 };

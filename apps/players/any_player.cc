@@ -1,12 +1,12 @@
-// make_any_player (declared in apps/checkpoint_policy.h, where the programs find it): every kind
+// make_any_player (declared in apps/players/checkpoint_policy.h, where the programs find it): every kind
 // of player by name. Above both the checkpoint players and the search player, which is built on
 // them, so that neither includes the other's header the other way round.
 #include <string_view>
 
 #include <fmt/format.h>
 
-#include "apps/checkpoint_policy.h"
-#include "apps/search_player.h"
+#include "apps/players/checkpoint_policy.h"
+#include "apps/players/search_player.h"
 #include "engine/core/errors.h"
 
 namespace cfr {

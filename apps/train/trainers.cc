@@ -1,8 +1,8 @@
-#include "apps/algorithms/trainers.h"
+#include "apps/train/trainers.h"
 
 #include "apps/algorithms/deep_cfr/trainer.h"
 #include "apps/algorithms/mmd/trainer.h"
-#include "apps/algorithms/registry.h"
+#include "apps/run/algorithm_registry.h"
 
 namespace cfr {
 

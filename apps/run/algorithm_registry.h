@@ -5,11 +5,11 @@
 // ranges, choices and help; config.cc builds the keys, --print-config and --set from them), its
 // cross-field validation, its network set and the network of it that plays, its memory estimate,
 // the bot its game adapter needs, whether it has traversal ranks (mpirun) and its trainer factory.
-// Everything else (config.cc, the driver apps/deep_cfr.cc, checkpoint players, cfr-export, the key
+// Everything else (config.cc, the driver apps/train/driver.cc, checkpoint players, cfr-export, the key
 // sweep) reads the registry; no other file names an algorithm.
 //
 // LibTorch-free: the config, its fuzzers and the checkpoint tools read it. The trainer factories
-// (LibTorch) are attached by register_builtin_trainers() (apps/algorithms/trainers.h) in the
+// (LibTorch) are attached by register_builtin_trainers() (apps/train/trainers.h) in the
 // programs that train; a build without them still parses, validates and prints every algorithm's
 // keys.
 #include <cstdint>
@@ -117,7 +117,7 @@ struct BuiltinTrainers {
   TrainerFactory escher = nullptr;  // Deep CFR's trainer with ESCHER's step
   TrainerFactory mmd = nullptr;
 };
-/// Registers deep_cfr, escher and mmd (apps/algorithms/builtin.cc: the one list). Without
+/// Registers deep_cfr, escher and mmd (apps/train/builtin.cc: the one list). Without
 /// trainers it registers them once and never replaces a registration with trainers: config.cc
 /// calls it, so that any program that parses a config knows every built-in algorithm's keys.
 void register_builtin_algorithms(const BuiltinTrainers& trainers = {});

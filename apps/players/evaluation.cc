@@ -1,4 +1,4 @@
-#include "apps/algorithms/deep_cfr/evaluation.h"
+#include "apps/players/evaluation.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
-#include "apps/algorithms/run/checkpoints.h"
+#include "apps/run/checkpoints.h"
 
 #include <filesystem>
 #include <map>
 #include <vector>
 
-#include "apps/algorithms/deep_cfr/run_files.h"
+#include "apps/run/run_files.h"
 #include "engine/core/checksum.h"
 #include "engine/core/files.h"
 #include "nets/networks.h"

@@ -1,4 +1,4 @@
-#include "apps/search_player.h"
+#include "apps/players/search_player.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "apps/checkpoint_policy.h"
+#include "apps/players/checkpoint_policy.h"
 #include "engine/core/errors.h"
 #include "engine/core/rng.h"
 #include "engine/games/bots.h"

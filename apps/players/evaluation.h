@@ -19,7 +19,7 @@ TabularPolicy strategy_policy(const GameTree& tree, Evaluator& strategy);
 double advantage_fit_l1(const GameTree& tree, Evaluator& advantage, const ReservoirMemory& memory, int player,
                         bool linear, RmFallback fallback, double rm_epsilon);
 
-/// Single Deep CFR's average on an enumerable game (apps/algorithms/snapshots.h): adds one
+/// Single Deep CFR's average on an enumerable game (apps/run/snapshots.h): adds one
 /// iteration's regret-matching policies (both players' advantage networks) into `sums`
 /// (table_size() entries), each information set's row weighted by `weight` × its player's own
 /// reach probability under that iteration's policy; snapshot_average_policy() normalises.

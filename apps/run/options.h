@@ -2,7 +2,7 @@
 // The typed options every training algorithm shares: the run (seed, length, time budget), its
 // networks' shape, the scheduler, the sample pipe, the base training settings, evaluation,
 // checkpoints and the numeric-fault policy. Built once from a config by the driver
-// (apps/deep_cfr.cc, run_options); each algorithm builds its own options from its own section
+// (apps/train/driver.cc, run_options); each algorithm builds its own options from its own section
 // (apps/algorithms/<name>/options.h). Choices are enums here; the config's strings are compared
 // once, where they are parsed.
 #include <cstdint>
@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "apps/checkpoint_format.h"
-#include "apps/play_mode.h"
+#include "apps/run/checkpoint_format.h"
+#include "apps/run/play_mode.h"
 #include "engine/games/lost_cities.h"
 #include "engine/traversal/traversal.h"
 #include "engine/traversal/traversal_games.h"
