@@ -1,6 +1,8 @@
 """Type stubs of the cfr module (python/module.cc; docs/python.md)."""
 from typing import Any, Callable, NamedTuple, Optional, Sequence, Union
 
+import os
+
 import numpy as np
 import numpy.typing as npt
 
@@ -87,6 +89,15 @@ def match(
 
 Row = Union[Sequence[float], dict[int, float]]
 
+def train(
+    config: Optional[Union[str, "os.PathLike[str]", dict[str, Any]]],
+    run_dir: str,
+    set: Sequence[str] = (),
+    on_metrics: Optional[Callable[[dict[str, Any]], None]] = None,
+    resume: bool = False,
+    allow_training_changes: bool = False,
+    cfr_run: Optional[str] = None,
+) -> Optional[dict[str, Any]]: ...
 def exploitability(game: Game, policy: Union[dict[str, Row], Callable[[State], Row]]) -> dict[str, Any]: ...
 def solve(game: Game, algorithm: str = "cfr+", iterations: int = 1000, seed: int = 0) -> dict[str, list[float]]: ...
 

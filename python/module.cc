@@ -5,7 +5,12 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <unistd.h>
+
 #include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
@@ -25,6 +30,7 @@
 #include "engine/tabular/best_response.h"
 #include "engine/tabular/tabular_cfr.h"
 #include "python/states.h"
+#include "python/train.h"
 #include "python/vector_env.h"
 
 namespace pb = pybind11;
@@ -594,6 +600,94 @@ actions, summing to 1. InputError names a missing or bad row.)doc");
 "cfr+", "lcfr", "es-mccfr" or "os-mccfr" (seeded). Returns {information_state_string:
 probabilities}, the dict exploitability() takes. Kuhn and Leduc only. The GIL is released while it
 solves.)doc");
+
+  m.def(
+      "train",
+      [](const pb::object& config, const std::string& run_dir, const std::vector<std::string>& set, const pb::object& on_metrics,
+         bool resume, bool allow_training_changes, const std::optional<std::string>& cfr_run) -> pb::object {
+        namespace fs = std::filesystem;
+        const std::string program = cfr_run ? *cfr_run : cfr::py::find_cfr_run(pb::module_::import("cfr").attr("__file__").cast<std::string>());
+        std::vector<std::string> args;
+        std::string config_file;  // a dict's TOML, removed afterwards
+        struct Remove {
+          std::string path;
+          ~Remove() {
+            std::error_code ec;
+            if (!path.empty()) fs::remove(path, ec);
+          }
+        } remove_config;
+        if (resume) {
+          if (!config.is_none()) throw cfr::InputError("cfr.train: resume=True continues run_dir with its own config; pass config=None");
+          args = {"--resume", run_dir};
+          if (allow_training_changes) args.push_back("--allow-training-changes");
+        } else if (pb::isinstance<pb::dict>(config)) {
+          const std::string json = pb::module_::import("json").attr("dumps")(config).cast<std::string>();
+          const std::string text = cfr::py::toml_from_json_text(json);
+          const char* tmp = std::getenv("TMPDIR");
+          std::string pattern = (fs::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") / "cfr-train-config-XXXXXX.toml").string();
+          const int fd = ::mkstemps(pattern.data(), 5);
+          if (fd < 0) throw cfr::InputError(fmt::format("cfr.train: cannot create a temporary file like {}", pattern));
+          ::close(fd);
+          remove_config.path = pattern;
+          std::ofstream(pattern) << text;
+          args = {pattern, "--run-dir", run_dir};
+        } else if (!config.is_none()) {
+          args = {pb::str(pb::module_::import("os").attr("fspath")(config)).cast<std::string>(), "--run-dir", run_dir};
+        } else {
+          throw cfr::InputError("cfr.train: give a config (a TOML path or a dict), or resume=True");
+        }
+        for (const auto& s : set) {
+          args.push_back("--set");
+          args.push_back(s);
+        }
+        const pb::object loads = pb::module_::import("json").attr("loads");
+        cfr::py::TrainProcess proc(program, args, (fs::path(run_dir) / "metrics.jsonl").string());
+        pb::object last = pb::none();
+        for (;;) {
+          std::optional<int> rc;
+          {
+            pb::gil_scoped_release release;
+            rc = proc.wait_for(0.2);
+          }
+          try {
+            for (const auto& line : proc.new_metrics_lines()) {
+              last = loads(line);
+              if (!on_metrics.is_none()) on_metrics(last);
+            }
+            if (PyErr_CheckSignals() != 0) throw pb::error_already_set();
+          } catch (...) {  // Ctrl-C or the callback's exception: stop the run as Ctrl-C stops cfr-run
+            proc.interrupt();
+            pb::gil_scoped_release release;
+            (void)proc.wait_for(-1);
+            throw;
+          }
+          if (rc) {
+            const std::string err = proc.stderr_text();
+            if (!err.empty()) pb::module_::import("sys").attr("stderr").attr("write")(err);
+            if (*rc == 0) return last;
+            std::string message = err;
+            while (!message.empty() && message.back() == '\n') message.pop_back();
+            if (const auto nl = message.rfind('\n'); nl != std::string::npos) message = message.substr(nl + 1);
+            if (*rc == 2) throw cfr::InputError(message.empty() ? "cfr-run: bad input (exit 2)" : message);
+            throw std::runtime_error(fmt::format("cfr-run exited {}: {}", *rc, message));
+          }
+        }
+      },
+      pb::arg("config"), pb::arg("run_dir"), pb::arg("set") = std::vector<std::string>{}, pb::arg("on_metrics") = pb::none(),
+      pb::arg("resume") = false, pb::arg("allow_training_changes") = false, pb::arg("cfr_run") = pb::none(),
+      R"doc(Trains any registered algorithm as cfr-run does, in run_dir, and returns the last metrics line (a
+dict; None when no iteration completed).
+
+config: a TOML path, or a dict of sections ({"algorithm": {"name": "mmd"}, "run": {"game": "kuhn",
+"max_iterations": 100}, "scheduler": {"interleaved": {"window": 64}}}) written as TOML; set: a list
+of "section.key=value" overrides (cfr-run --set); resume=True continues run_dir (config=None) from
+its latest checkpoint. on_metrics(dict) is called with every metrics.jsonl line as it is written.
+
+It runs the cfr-run of the same build (build/bin/cfr-run beside this module, or $CFR_BIN/cfr-run, or
+cfr_run=PATH) as a child process: the run directory, metrics, checkpoints and resume are cfr-run's.
+Its progress goes to stdout. Ctrl-C (KeyboardInterrupt) or an exception from on_metrics stops it
+as Ctrl-C stops cfr-run (the current step ends, the latest checkpoint is kept) and is then raised.
+A bad config raises InputError with cfr-run's message; the GIL is released while it waits.)doc");
   m.def(
       "match",
       [](const pb::object& p0, const pb::object& p1, int games, std::uint64_t seed, const pb::object& rules,
