@@ -203,6 +203,8 @@ void State::apply_action(int action) {
     for (int i = slot + 1; i < hand_len_[p]; ++i) hand_[p][i - 1] = hand_[p][i];
     --hand_len_[p];
     // The known bits follow the hand: slot's bit goes, the higher ones shift down with their cards.
+    // Nothing to do when no card is known, the common case outside uniform random play (measured:
+    // a branch-free update was no faster in random playouts, where pile draws are most draws).
     const unsigned known = known_[p];
     if (known != 0) {
       const unsigned below = (1U << slot) - 1U;
