@@ -67,12 +67,7 @@ class StrategyBatchBot final : public lc::BatchBot {
         actions[i] = sample_action(probs, legal_[i], *rngs[i]);
         continue;
       }
-      int best = std::countr_zero(legal_[i]);
-      for (ActionMask m = legal_[i]; m != 0; m &= m - 1) {
-        const int a = std::countr_zero(m);
-        if (o[a] > o[best]) best = a;
-      }
-      actions[i] = best;
+      actions[i] = greedy_action(o, legal_[i]);
     }
   }
 

@@ -23,10 +23,6 @@ class Bot {
   virtual bool deterministic() const noexcept = 0;
   /// A legal action for s.current_player(). Precondition: !s.is_terminal().
   virtual int choose_action(const State& s, Rng& rng) = 0;
-  /// The game in which it played `seat` ended in s (terminal, or cut off): a bot that remembers
-  /// games forgets this one (no built-in bot does: they read everything from the state). One bot
-  /// may play many games at once, on several threads: what it keeps is keyed by game and guarded.
-  virtual void game_over(const State& s, int seat) { (void)s, (void)seat; }
 };
 
 /// Parameters of the rule bot (ratios of the table in lost-cities.md §3).

@@ -68,8 +68,6 @@ State play_game(Bot& seat0, Bot& seat1, const Rules& rules, std::uint64_t deal_s
     const int a = s.current_player() == 0 ? seat0.choose_action(s, rng0) : seat1.choose_action(s, rng1);
     s.apply_action(a);
   }
-  seat0.game_over(s, 0);
-  seat1.game_over(s, 1);
   return s;
 }
 
@@ -201,11 +199,9 @@ MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions
         continue;
       }
       record_game(r, g.s, g.k, g.forfeited_by);
-      for (int p = 0; p < 2; ++p)
-        if (players[p].batch != nullptr)
-          players[p].batch->game_ended(g.k, g.s, g.forfeited_by < 0 ? -1 : seat_of(g.forfeited_by, g.k));
-        else
-          players[p].bot->game_over(g.s, seat_of(p, g.k));
+      for (const MatchPlayer& p : players)
+        if (p.batch != nullptr)
+          p.batch->game_ended(g.k, g.s, g.forfeited_by < 0 ? -1 : seat_of(g.forfeited_by, g.k));
       if (g.forfeited_by >= 0 && opts.stop_on_fault) {
         r.stop_cause = fmt::format("{} forfeits game {}: {}", players[g.forfeited_by].name(), g.k, r.faults.back().cause);
         fault_stop = true;

@@ -147,9 +147,7 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
       co_await ctx.query(second == MmdSeat::kSnapshot ? static_cast<int>(kOpponentNet) : kNumMmdNets + league_net, in, legal,
                          logits);
       if (second == MmdSeat::kLeague && league_greedy) {
-        a = std::countr_zero(legal);
-        for (int b = a + 1; b < A; ++b)
-          if (mask_has(legal, b) && logits[b] > logits[a]) a = b;
+        a = greedy_action(logits, legal);
       } else {
         masked_softmax(logits, legal, A, probs);
         a = sample_action(probs, legal, ctx.rng);
@@ -171,9 +169,6 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
   }
   ctx.cut_off = cut;
   ctx.nodes += nodes;
-  if constexpr (requires { game.bots_game_over(s); }) {
-    if (second == MmdSeat::kBot || league_bot >= 0 || o.bc_targets) game.bots_game_over(s);
-  }
   std::array<double, 2> next_value{}, gae{};
   for (int p = 0; p < 2; ++p) next_value[static_cast<std::size_t>(p)] = (cut ? cutoff_value(ctx, game, o.cutoff, s, p) : s.returns(p)) / o.reward_scale;
   if (league >= 0) {

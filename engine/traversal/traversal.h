@@ -100,6 +100,16 @@ inline void masked_softmax(const float* logits, ActionMask legal, int n, float* 
   for (int a = 0; a < n; ++a) probs[a] *= inv;
 }
 
+/// The legal action of the largest logit, the lowest id on ties (greedy play of a policy network).
+inline int greedy_action(const float* logits, ActionMask legal) {
+  int best = std::countr_zero(legal);
+  for (ActionMask m = legal; m != 0; m &= m - 1) {
+    const int a = std::countr_zero(m);
+    if (logits[a] > logits[best]) best = a;
+  }
+  return best;
+}
+
 /// Samples an action from probs (legal entries, in id order) with one uniform draw.
 inline int sample_action(const float* probs, ActionMask legal, Rng& rng) {
   double u = rng.uniform();
@@ -127,7 +137,6 @@ double cutoff_value(TraversalContext& ctx, const G& game, CutoffValue mode, type
   if (mode == CutoffValue::kBotRollout) {
     if constexpr (requires(const G& g, const typename G::State& st, Rng& r) { g.bot_action(st, r); }) {
       for (int step = 0; step < kMaxRolloutActions && !s.is_terminal(); ++step) game.apply(s, game.bot_action(s, ctx.rng), ctx.rng);
-      if constexpr (requires { game.bots_game_over(s); }) game.bots_game_over(s);
     } else {
       throw InputError("cutoff_value_mode = bot_rollout needs a game with bots (lost_cities)");
     }

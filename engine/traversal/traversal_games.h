@@ -79,13 +79,6 @@ struct LostCitiesTraversalGame {
     CFR_CHECK(bot != nullptr, "opponent_policy = bot without a bot");
     return bot->choose_action(s, rng);
   }
-  /// A game in which the bots played ended in s: each forgets it (lc::Bot::game_over).
-  void bots_game_over(const State& s) const {
-    for (int seat = 0; seat < 2; ++seat) {
-      if (bot) bot->game_over(s, seat);
-      for (const auto& b : league_bots) b->game_over(s, seat);
-    }
-  }
   int league_bot_action(const State& s, Rng& rng, int which) const {
     CFR_CHECK(which >= 0 && which < static_cast<int>(league_bots.size()), "no such league bot");
     return league_bots[static_cast<std::size_t>(which)]->choose_action(s, rng);
