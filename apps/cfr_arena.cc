@@ -32,27 +32,26 @@ int run_replay(const std::string& path, bool check_bots, bool quiet) {
   long steps = 0;
   std::string line;
   for (const auto& g : games) {
-    replay_game(g, ReplayOptions{.check_bots = check_bots}, path,
-                [&](const ReplayStep& st, const State&) {
-                  ++steps;
-                  if (quiet) return;
-                  nlohmann::json legal = nlohmann::json::array();
-                  for (cfr::ActionMask m = st.legal; m != 0; m &= m - 1) legal.push_back(std::countr_zero(m));
-                  nlohmann::json j = {{"game", g.game},
-                                      {"step", st.step},
-                                      {"player", st.player},
-                                      {"phase", st.phase == Phase::kCard ? "card" : "draw"},
-                                      {"legal", legal},
-                                      {"action", st.action},
-                                      {"totals", {st.totals[0], st.totals[1]}},
-                                      {"terminal", st.terminal}};
-                  line = j.dump();
-                  line.push_back('\n');
-                  std::fwrite(line.data(), 1, line.size(), stdout);
-                });
+    replay_game(g, ReplayOptions{.check_bots = check_bots}, path, [&](const ReplayStep& st, const State&) {
+      ++steps;
+      if (quiet) return;
+      nlohmann::json legal = nlohmann::json::array();
+      for (cfr::ActionMask m = st.legal; m != 0; m &= m - 1) legal.push_back(std::countr_zero(m));
+      nlohmann::json j = {{"game", g.game},
+                          {"step", st.step},
+                          {"player", st.player},
+                          {"phase", st.phase == Phase::kCard ? "card" : "draw"},
+                          {"legal", legal},
+                          {"action", st.action},
+                          {"totals", {st.totals[0], st.totals[1]}},
+                          {"terminal", st.terminal}};
+      line = j.dump();
+      line.push_back('\n');
+      std::fwrite(line.data(), 1, line.size(), stdout);
+    });
   }
-  std::fprintf(stderr, "cfr-arena: replayed %zu games, %ld steps%s: all consistent\n", games.size(),
-               steps, check_bots ? ", deterministic bot moves checked" : "");
+  std::fprintf(stderr, "cfr-arena: replayed %zu games, %ld steps%s: all consistent\n", games.size(), steps,
+               check_bots ? ", deterministic bot moves checked" : "");
   return 0;
 }
 
@@ -68,7 +67,8 @@ int main(int argc, char** argv) {
   const std::string valid_bots = cfr::join_names(bot_names());
   // An empty value is refused (CLI11 would take it as "not given"); seeds are checked as a range
   // because CLI11 2.1 wraps "-1" and saturates values beyond 64 bits.
-  app.add_option("--bot0", bot0, "first bot (seat 0 in even games): " + valid_bots + ", checkpoint:PATH or external:COMMAND")->check(cfr::kNonEmpty);
+  app.add_option("--bot0", bot0, "first bot (seat 0 in even games): " + valid_bots + ", checkpoint:PATH or external:COMMAND")
+      ->check(cfr::kNonEmpty);
   app.add_option("--bot1", bot1, "second bot")->check(cfr::kNonEmpty);
   app.add_option("--games", games, "number of games")->check(cfr::kDecimal)->check(cfr::kCountRange);
   app.add_option("--seed", seed, "match seed: deal d (games 2d and 2d + 1, seats swapped) is dealt with seed + d")
@@ -76,7 +76,9 @@ int main(int argc, char** argv) {
       ->check(cfr::kSeedRange);
   app.add_flag("--independent-deals", independent,
                "the reference's protocol (lost-cities.md §4): game k dealt with seed + k, seats alternating");
-  app.add_option("--max-steps", max_steps, "action cap per game, then scored as is")->check(cfr::kDecimal)->check(cfr::kCountRange);
+  app.add_option("--max-steps", max_steps, "action cap per game, then scored as is")
+      ->check(cfr::kDecimal)
+      ->check(cfr::kCountRange);
   app.add_option("--parallel", parallel, "games in flight at once (batch players decide them together)")
       ->check(cfr::kDecimal)
       ->check(cfr::kCountRange);
@@ -90,8 +92,7 @@ int main(int argc, char** argv) {
 
   return cfr::run_app("cfr-arena", [&] {
     if (!replay.empty()) {
-      if (!bot0.empty() || !bot1.empty())
-        throw cfr::InputError("--replay takes the bots from the file; drop --bot0/--bot1");
+      if (!bot0.empty() || !bot1.empty()) throw cfr::InputError("--replay takes the bots from the file; drop --bot0/--bot1");
       return run_replay(replay, check_bots, quiet);
     }
     if (bot0.empty() || bot1.empty())
@@ -105,8 +106,12 @@ int main(int argc, char** argv) {
     const auto b1 = make_player(bot1, rules, flags.external);
 #endif
     const MatchReport r = run_match_players(b0.player(), b1.player(),
-                                            MatchOptions{.games = games, .seed = seed, .max_steps = max_steps, .rules = rules,
-                                                         .duplicate = !independent, .stop_on_fault = flags.stop_on_fault},
+                                            MatchOptions{.games = games,
+                                                         .seed = seed,
+                                                         .max_steps = max_steps,
+                                                         .rules = rules,
+                                                         .duplicate = !independent,
+                                                         .stop_on_fault = flags.stop_on_fault},
                                             parallel);
     if (json)
       std::cout << report_json(r) << "\n";

@@ -89,15 +89,24 @@ int main(int argc, char** argv) {
   int repeats = 7, threads = 1;
   double min_ms = 50;
   bool train = false;
-  app.add_option("CONFIG", config_path, "config whose [network] and game are measured (default: the built-in default, "
-                                         "configs/default.toml's 3×512 Lost Cities nets)")->check(cfr::kNonEmpty);
+  app.add_option("CONFIG", config_path,
+                 "config whose [network] and game are measured (default: the built-in default, "
+                 "configs/default.toml's 3×512 Lost Cities nets)")
+      ->check(cfr::kNonEmpty);
   app.add_option("--set", sets, "override one config key: section.key=value (repeatable)");
   app.add_option("--device", device, "cpu or cuda (default: the config's run.device)")->check(cfr::kNonEmpty);
   app.add_option("--batches", batches_text, "comma-separated batch sizes");
   app.add_flag("--train", train, "also time one training step (advantage net: sample, forward, backward, AdamW)");
-  app.add_option("--repeats", repeats, "timed repeats per batch size (median and spread)")->check(cfr::kDecimal)->check(CLI::Range(1, 1000));
-  app.add_option("--min-ms", min_ms, "minimum milliseconds per repeat")->check(CLI::Range(1.0, 60000.0))
-      ->check(CLI::Validator([](std::string& s) { return std::isfinite(std::strtod(s.c_str(), nullptr)) ? std::string() : "Value " + s + " is not a finite number"; }, "FINITE"));
+  app.add_option("--repeats", repeats, "timed repeats per batch size (median and spread)")
+      ->check(cfr::kDecimal)
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--min-ms", min_ms, "minimum milliseconds per repeat")
+      ->check(CLI::Range(1.0, 60000.0))
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            return std::isfinite(std::strtod(s.c_str(), nullptr)) ? std::string() : "Value " + s + " is not a finite number";
+          },
+          "FINITE"));
   app.add_option("--threads", threads, "LibTorch threads")->check(cfr::kDecimal)->check(CLI::Range(1, 256));
   app.add_option("--csv", csv_path, "write the table as CSV")->check(cfr::kNonEmpty);
   app.add_option("--json", json_path, "write the results as JSON")->check(cfr::kNonEmpty);
@@ -123,14 +132,17 @@ int main(int argc, char** argv) {
     const auto [W, A] = cfr::game_widths(cfg);
     // The selected algorithm's first network (Deep CFR's advantage net: the shape every traversal query has).
     cfr::NetworkSet nets(cfr::find_algorithm(cfg.algorithm.name).networks(W, A),
-                         {.hidden_size = cfg.network.hidden_size, .num_layers = cfg.network.num_layers,
-                          .activation = cfg.network.activation, .device = cfg.run.device,
+                         {.hidden_size = cfg.network.hidden_size,
+                          .num_layers = cfg.network.num_layers,
+                          .activation = cfg.network.activation,
+                          .device = cfg.run.device,
                           .invariant_chunk = cfg.network.invariant_chunk},
                          1);
     cfr::Evaluator& ev = nets.evaluator(0);
     const int max_b = *std::max_element(batches.begin(), batches.end());
     std::vector<float> in(static_cast<std::size_t>(max_b) * W), out(static_cast<std::size_t>(max_b) * A);
-    std::vector<cfr::ActionMask> legal(static_cast<std::size_t>(max_b), A >= 64 ? ~cfr::ActionMask{0} : (cfr::ActionMask{1} << A) - 1);
+    std::vector<cfr::ActionMask> legal(static_cast<std::size_t>(max_b),
+                                       A >= 64 ? ~cfr::ActionMask{0} : (cfr::ActionMask{1} << A) - 1);
     cfr::Rng rng(7);
     for (auto& x : in) x = static_cast<float>(rng.below(1000)) / 1000.0F;
     std::unique_ptr<cfr::ReservoirMemory> mem;
@@ -142,10 +154,11 @@ int main(int argc, char** argv) {
         mem->insert(in.data() + static_cast<std::size_t>(i) * W, tgt.data(), legal[0], 1);
       }
     }
-    std::cout << fmt::format("cfr-bench-batch: {}×{} {} MLP, {} → {} floats, {} parameters; device {}; {} torch thread(s); "
-                             "median of {} repeats (≥ {} ms each)\n",
-                             cfg.network.num_layers, cfg.network.hidden_size, cfg.network.activation, W, A,
-                             nets.parameters(0), cfg.run.device, threads, repeats, min_ms);
+    std::cout << fmt::format(
+        "cfr-bench-batch: {}×{} {} MLP, {} → {} floats, {} parameters; device {}; {} torch thread(s); "
+        "median of {} repeats (≥ {} ms each)\n",
+        cfg.network.num_layers, cfg.network.hidden_size, cfg.network.activation, W, A, nets.parameters(0), cfg.run.device,
+        threads, repeats, min_ms);
     struct Row {
       int batch;
       Timing fwd, step;
@@ -153,10 +166,12 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     for (const int b : batches) {
       Row r{b, {}, {}};
-      r.fwd = time_calls([&] {
-        ev.evaluate({in.data(), static_cast<std::size_t>(b) * W}, {legal.data(), static_cast<std::size_t>(b)},
-                    {out.data(), static_cast<std::size_t>(b) * A});
-      }, repeats, min_ms);
+      r.fwd = time_calls(
+          [&] {
+            ev.evaluate({in.data(), static_cast<std::size_t>(b) * W}, {legal.data(), static_cast<std::size_t>(b)},
+                        {out.data(), static_cast<std::size_t>(b) * A});
+          },
+          repeats, min_ms);
       if (train) {
         cfr::TrainConfig tc{1, b, 1e-4, 1e-4, 1.0, true};
         cfr::Rng trng(5);
@@ -166,21 +181,29 @@ int main(int argc, char** argv) {
     }
     const double base = rows.front().fwd.median_us / rows.front().batch;
     std::cout << fmt::format("{:>7} {:>12} {:>12} {:>10} {:>16} {:>11}{}\n", "batch", "µs/call", "µs/state", "vs first",
-                             "spread µs/call", "states/s", train ? fmt::format(" {:>14} {:>14}", "train µs/step", "train µs/state") : "");
-    nlohmann::json js = {{"network", {{"hidden_size", cfg.network.hidden_size}, {"num_layers", cfg.network.num_layers},
-                                      {"activation", cfg.network.activation}, {"input_width", W}, {"output_width", A}}},
-                         {"device", cfg.run.device}, {"threads", threads}, {"repeats", repeats}, {"rows", nlohmann::json::array()}};
+                             "spread µs/call", "states/s",
+                             train ? fmt::format(" {:>14} {:>14}", "train µs/step", "train µs/state") : "");
+    nlohmann::json js = {{"network",
+                          {{"hidden_size", cfg.network.hidden_size},
+                           {"num_layers", cfg.network.num_layers},
+                           {"activation", cfg.network.activation},
+                           {"input_width", W},
+                           {"output_width", A}}},
+                         {"device", cfg.run.device},
+                         {"threads", threads},
+                         {"repeats", repeats},
+                         {"rows", nlohmann::json::array()}};
     std::string csv = "batch,us_per_call,us_per_state,efficiency_vs_first,min_us_per_call,max_us_per_call,states_per_second";
     csv += train ? ",train_us_per_step,train_us_per_state\n" : "\n";
     for (const auto& r : rows) {
       const double per = r.fwd.median_us / r.batch, eff = base / per;
-      std::cout << fmt::format("{:>7} {:>12.2f} {:>12.4f} {:>9.1f}× {:>7.1f}–{:<8.1f} {:>11.0f}{}\n", r.batch, r.fwd.median_us, per, eff,
-                               r.fwd.min_us, r.fwd.max_us, 1e6 / per,
+      std::cout << fmt::format("{:>7} {:>12.2f} {:>12.4f} {:>9.1f}× {:>7.1f}–{:<8.1f} {:>11.0f}{}\n", r.batch, r.fwd.median_us,
+                               per, eff, r.fwd.min_us, r.fwd.max_us, 1e6 / per,
                                train ? fmt::format(" {:>14.1f} {:>14.3f}", r.step.median_us, r.step.median_us / r.batch) : "");
       csv += fmt::format("{},{:.4f},{:.6f},{:.4f},{:.4f},{:.4f},{:.1f}", r.batch, r.fwd.median_us, per, eff, r.fwd.min_us,
                          r.fwd.max_us, 1e6 / per);
       csv += train ? fmt::format(",{:.4f},{:.6f}\n", r.step.median_us, r.step.median_us / r.batch) : "\n";
-      nlohmann::json row = {{"batch", r.batch}, {"us_per_call", r.fwd.median_us}, {"us_per_state", per},
+      nlohmann::json row = {{"batch", r.batch},           {"us_per_call", r.fwd.median_us},  {"us_per_state", per},
                             {"efficiency_vs_first", eff}, {"min_us_per_call", r.fwd.min_us}, {"max_us_per_call", r.fwd.max_us}};
       if (train) row["train_us_per_step"] = r.step.median_us;
       js["rows"].push_back(row);
@@ -198,15 +221,22 @@ int main(int argc, char** argv) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const std::string advice =
         cfg.run.device == "cuda"
-            ? fmt::format("traversal.scheduler = \"pooled\" with [scheduler.pooled] threads = {}, max_batch = {}, window = {} "
-                          "(all threads together: the inference thread merges their requests)",
-                          cores, rec, static_cast<int>(cores) * std::max(64, 2 * rec / static_cast<int>(cores)))
-            : fmt::format("traversal.scheduler = \"interleaved\" with [scheduler.interleaved] max_batch = {}, window = {} "
-                          "(a window of live traversals ≥ the batch keeps forwards full)",
-                          rec, std::max(16, rec));
-    std::cout << fmt::format("recommended: batch {} ({:.4f} µs/state, within 10% of the best {:.4f}); {}\n", rec,
-                             [&] { for (const auto& r : rows) if (r.batch == rec) return r.fwd.median_us / r.batch; return 0.0; }(),
-                             best, advice);
+            ? fmt::format(
+                  "traversal.scheduler = \"pooled\" with [scheduler.pooled] threads = {}, max_batch = {}, window = {} "
+                  "(all threads together: the inference thread merges their requests)",
+                  cores, rec, static_cast<int>(cores) * std::max(64, 2 * rec / static_cast<int>(cores)))
+            : fmt::format(
+                  "traversal.scheduler = \"interleaved\" with [scheduler.interleaved] max_batch = {}, window = {} "
+                  "(a window of live traversals ≥ the batch keeps forwards full)",
+                  rec, std::max(16, rec));
+    std::cout << fmt::format(
+        "recommended: batch {} ({:.4f} µs/state, within 10% of the best {:.4f}); {}\n", rec,
+        [&] {
+          for (const auto& r : rows)
+            if (r.batch == rec) return r.fwd.median_us / r.batch;
+          return 0.0;
+        }(),
+        best, advice);
     js["recommended_batch"] = rec;
     js["recommendation"] = advice;
     if (!csv_path.empty()) cfr::write_file_atomic(csv_path, csv);

@@ -30,14 +30,19 @@ int main(int argc, char** argv) {
   cfr::MatchPlayerFlags flags;
   // An empty value is refused (CLI11 would take it as "not given"); seeds are checked as a range
   // because CLI11 2.1 wraps "-1" and saturates values beyond 64 bits.
-  app.add_option("CHECKPOINT", path, "checkpoint directory, or a run directory (its latest checkpoint)")->required()->check(cfr::kNonEmpty);
+  app.add_option("CHECKPOINT", path, "checkpoint directory, or a run directory (its latest checkpoint)")
+      ->required()
+      ->check(cfr::kNonEmpty);
   app.add_option("--opponent", opponents,
                  "bot, checkpoint:PATH or external:COMMAND to play (repeatable; default: the run's evaluation.opponents)")
       ->check(cfr::kNonEmpty);
   app.add_option("--games", games, "games per opponent")->check(cfr::kDecimal)->check(cfr::kCountRange);
-  app.add_option("--seed", seed, "match seed (deal d, played twice with seats swapped, dealt with seed + d)")->check(cfr::kDecimal)->check(cfr::kSeedRange);
+  app.add_option("--seed", seed, "match seed (deal d, played twice with seats swapped, dealt with seed + d)")
+      ->check(cfr::kDecimal)
+      ->check(cfr::kSeedRange);
   app.add_option("--max-steps", max_steps, "action cap per game")->check(cfr::kDecimal)->check(cfr::kCountRange);
-  app.add_option("--play", play, "how the checkpoint plays: greedy (argmax of its legal logits) or sampled (its softmax, the average strategy)")
+  app.add_option("--play", play,
+                 "how the checkpoint plays: greedy (argmax of its legal logits) or sampled (its softmax, the average strategy)")
       ->check(CLI::IsMember({"greedy", "sampled"}));
   app.add_flag("--json", json, "one JSON line per result");
   cfr::add_external_player_options(app, flags);
@@ -75,8 +80,7 @@ int main(int argc, char** argv) {
     }
     // Which checkpoint was evaluated: a run directory's latest when it was loaded (a run in
     // training moves on while it plays).
-    if (!json)
-      std::cout << fmt::format("{}: iteration {} ({})\n", path, policy.iteration, policy.checkpoint_dir);
+    if (!json) std::cout << fmt::format("{}: iteration {} ({})\n", path, policy.iteration, policy.checkpoint_dir);
     for (const auto& other : others) {
       const auto r = cfr::lc::run_match_players(
           {.batch = me.get()}, other.player(),

@@ -21,7 +21,9 @@
 int main(int argc, char** argv) {
   CLI::App app{"cfr-export: write the network that plays of a checkpoint alone, as a shipped model"};
   std::string from, out, manifest;
-  app.add_option("CHECKPOINT", from, "checkpoint directory, or a run directory (its latest checkpoint)")->required()->check(cfr::kNonEmpty);
+  app.add_option("CHECKPOINT", from, "checkpoint directory, or a run directory (its latest checkpoint)")
+      ->required()
+      ->check(cfr::kNonEmpty);
   app.add_option("OUT_DIR", out,
                  "the model's directory: created, or an earlier export whose config.toml, meta.json, nets.pt and "
                  "manifest.json are replaced (each atomically); any other file in it is kept")
@@ -39,14 +41,14 @@ int main(int argc, char** argv) {
     const cfr::ExportedPolicy e = cfr::export_policy(from, out);
     nlohmann::json m = extra;  // the computed fields below win over --manifest's
     m.update(nlohmann::json{{"exported_from", from},
-                        {"iteration", e.iteration},
-                        {"algorithm", e.algorithm},
-                        {"network", e.network},
-                        {"parameters", e.parameters},
-                        {"nets_pt_bytes", fs::file_size(fs::path(out) / "nets.pt")}});
+                            {"iteration", e.iteration},
+                            {"algorithm", e.algorithm},
+                            {"network", e.network},
+                            {"parameters", e.parameters},
+                            {"nets_pt_bytes", fs::file_size(fs::path(out) / "nets.pt")}});
     cfr::write_file_atomic((fs::path(out) / "manifest.json").string(), m.dump(2) + "\n");
-    std::cout << fmt::format("cfr-export: {} (iteration {}, {}'s {} network, {} parameters, {} bytes) → {}\n", from,
-                             e.iteration, e.algorithm, e.network, e.parameters, m["nets_pt_bytes"].get<std::uint64_t>(), out);
+    std::cout << fmt::format("cfr-export: {} (iteration {}, {}'s {} network, {} parameters, {} bytes) → {}\n", from, e.iteration,
+                             e.algorithm, e.network, e.parameters, m["nets_pt_bytes"].get<std::uint64_t>(), out);
     return 0;
   });
 }

@@ -54,8 +54,8 @@ std::string ladder_svg(const std::vector<cfr::Rating>& ratings, const std::strin
     const auto& r = ratings[i];
     const int y = kTop + kRow * static_cast<int>(i);
     s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", kLabel - 8, y + 15, r.name);
-    s += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"#4a7fb5\"/>\n",
-                     std::min(x(0), x(r.elo)), y + 3, std::abs(x(r.elo) - x(0)));
+    s += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"#4a7fb5\"/>\n", std::min(x(0), x(r.elo)),
+                     y + 3, std::abs(x(r.elo) - x(0)));
     s += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"black\" stroke-width=\"1.5\"/>\n", x(r.lo),
                      y + 11, x(r.hi), y + 11);
     s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"11\">{:+.0f}</text>\n", x(r.hi) + 4, y + 15, r.elo);
@@ -77,10 +77,18 @@ int main(int argc, char** argv) {
   int games = 200, max_steps = 10000;
   std::uint64_t seed = 0;
   cfr::MatchPlayerFlags flags;
-  app.add_option("PLAYER", names, "bot names, checkpoint:PATH or external:COMMAND (at least two, each once)")->required()->check(cfr::kNonEmpty);
-  app.add_option("--games", games, "games per pair (each deal twice, seats swapped)")->check(cfr::kDecimal)->check(cfr::kCountRange);
-  app.add_option("--seed", seed, "match seed: deal d of every pair is dealt with seed + d")->check(cfr::kDecimal)->check(cfr::kSeedRange);
-  app.add_option("--max-steps", max_steps, "action cap per game, then scored as is")->check(cfr::kDecimal)->check(cfr::kCountRange);
+  app.add_option("PLAYER", names, "bot names, checkpoint:PATH or external:COMMAND (at least two, each once)")
+      ->required()
+      ->check(cfr::kNonEmpty);
+  app.add_option("--games", games, "games per pair (each deal twice, seats swapped)")
+      ->check(cfr::kDecimal)
+      ->check(cfr::kCountRange);
+  app.add_option("--seed", seed, "match seed: deal d of every pair is dealt with seed + d")
+      ->check(cfr::kDecimal)
+      ->check(cfr::kSeedRange);
+  app.add_option("--max-steps", max_steps, "action cap per game, then scored as is")
+      ->check(cfr::kDecimal)
+      ->check(cfr::kCountRange);
   app.add_option("--anchor", anchor, "the player rated 0 (default: the first)")->check(cfr::kNonEmpty);
   app.add_option("--json", json_path, "write pairs and ratings as JSON")->check(cfr::kNonEmpty);
   app.add_option("--svg", svg_path, "write the ratings as an SVG picture")->check(cfr::kNonEmpty);
@@ -91,7 +99,8 @@ int main(int argc, char** argv) {
   return cfr::run_app("cfr-ladder", [&] {
     if (names.size() < 2) throw cfr::InputError("PLAYER: a ladder needs at least two players");
     for (std::size_t i = 0; i < names.size(); ++i)
-      if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), names[i]) != names.begin() + static_cast<std::ptrdiff_t>(i))
+      if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), names[i]) !=
+          names.begin() + static_cast<std::ptrdiff_t>(i))
         throw cfr::InputError(fmt::format("PLAYER: '{}' is listed twice", names[i]));
     if (anchor.empty()) anchor = names.front();
     const auto anchor_it = std::find(names.begin(), names.end(), anchor);
@@ -122,11 +131,16 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     for (std::size_t a = 0; a < names.size(); ++a)
       for (std::size_t b = a + 1; b < names.size(); ++b) {
-        MatchReport r = run_match_players(
-            side(a), side(b),
-            {.games = games, .seed = seed, .max_steps = max_steps, .rules = rules, .stop = &stop, .stop_on_fault = flags.stop_on_fault});
+        MatchReport r = run_match_players(side(a), side(b),
+                                          {.games = games,
+                                           .seed = seed,
+                                           .max_steps = max_steps,
+                                           .rules = rules,
+                                           .stop = &stop,
+                                           .stop_on_fault = flags.stop_on_fault});
         if (!r.stop_cause.empty()) {
-          std::cerr << fmt::format("cfr-ladder: stopped at the first fault (--stop-on-fault): {}; nothing was written\n", r.stop_cause);
+          std::cerr << fmt::format("cfr-ladder: stopped at the first fault (--stop-on-fault): {}; nothing was written\n",
+                                   r.stop_cause);
           return cfr::kExitPlayerFault;
         }
         if (r.stopped) {
@@ -135,7 +149,8 @@ int main(int argc, char** argv) {
         }
         r.bot0 = names[a];  // the players' names, not their kinds ("checkpoint")
         r.bot1 = names[b];
-        pairs.push_back({.a = static_cast<int>(a), .b = static_cast<int>(b), .games = r.games, .a_score = r.wins + 0.5 * r.draws});
+        pairs.push_back(
+            {.a = static_cast<int>(a), .b = static_cast<int>(b), .games = r.games, .a_score = r.wins + 0.5 * r.draws});
         pairs_json.push_back(nlohmann::json::parse(report_json(r)));
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::cerr << fmt::format("cfr-ladder: pair {}/{}: {} vs {}: {}/{}/{} (win rate {:.3f}); {:.0f} s elapsed, ETA {:.0f} s\n",
@@ -144,25 +159,35 @@ int main(int argc, char** argv) {
       }
     auto ratings = cfr::bradley_terry(names, pairs, static_cast<int>(anchor_it - names.begin()));
     std::sort(ratings.begin(), ratings.end(), [](const cfr::Rating& x, const cfr::Rating& y) { return x.elo > y.elo; });
-    std::cout << fmt::format("{:<4} {:<40} {:>7} {:>17} {:>9} {:>6}\n", "rank", "player", "Elo", "95% interval", "score", "games");
+    std::cout << fmt::format("{:<4} {:<40} {:>7} {:>17} {:>9} {:>6}\n", "rank", "player", "Elo", "95% interval", "score",
+                             "games");
     nlohmann::json ratings_json = nlohmann::json::array();
     for (std::size_t i = 0; i < ratings.size(); ++i) {
       const auto& r = ratings[i];
       std::cout << fmt::format("{:<4} {:<40} {:>+7.0f} {:>+8.0f}…{:<+8.0f} {:>9.1f} {:>6}\n", i + 1, r.name, r.elo, r.lo, r.hi,
                                r.score, r.games);
-      ratings_json.push_back({{"name", r.name}, {"elo", r.elo}, {"elo_lo95", r.lo}, {"elo_hi95", r.hi}, {"score", r.score},
-                              {"games", r.games}});
+      ratings_json.push_back(
+          {{"name", r.name}, {"elo", r.elo}, {"elo_lo95", r.lo}, {"elo_hi95", r.hi}, {"score", r.score}, {"games", r.games}});
     }
-    std::cout << fmt::format("(Bradley–Terry, {} games per pair on duplicate deals, seed {}; anchor {} = 0; one virtual "
-                             "drawn game per pair as a prior)\n", games, seed, anchor);
+    std::cout << fmt::format(
+        "(Bradley–Terry, {} games per pair on duplicate deals, seed {}; anchor {} = 0; one virtual "
+        "drawn game per pair as a prior)\n",
+        games, seed, anchor);
     if (!json_path.empty()) {
-      const nlohmann::json j = {{"games_per_pair", games}, {"seed", seed}, {"max_steps", max_steps}, {"anchor", anchor},
-                                {"model", "bradley_terry_elo"}, {"prior_games_per_pair", 1}, {"players", names},
-                                {"pairs", pairs_json}, {"ratings", ratings_json}};
+      const nlohmann::json j = {{"games_per_pair", games},
+                                {"seed", seed},
+                                {"max_steps", max_steps},
+                                {"anchor", anchor},
+                                {"model", "bradley_terry_elo"},
+                                {"prior_games_per_pair", 1},
+                                {"players", names},
+                                {"pairs", pairs_json},
+                                {"ratings", ratings_json}};
       cfr::write_file_atomic(json_path, j.dump(1) + "\n");
     }
     if (!svg_path.empty())
-      cfr::write_file_atomic(svg_path, ladder_svg(ratings, fmt::format("Lost Cities ladder: {} games per pair, anchor {}", games, anchor)));
+      cfr::write_file_atomic(svg_path,
+                             ladder_svg(ratings, fmt::format("Lost Cities ladder: {} games per pair, anchor {}", games, anchor)));
     return 0;
   });
 }

@@ -138,7 +138,9 @@ bool plot(const fs::path& out_dir, const std::string& name, const std::string& t
     cfr::write_file_atomic(script.string(), g.str());
   }
   const int rc = std::system(fmt::format("gnuplot '{}'", script.string()).c_str());
-  if (rc != 0) throw std::runtime_error(fmt::format("gnuplot failed on {} (is gnuplot installed? scripts/setup.sh installs it)", script.string()));
+  if (rc != 0)
+    throw std::runtime_error(
+        fmt::format("gnuplot failed on {} (is gnuplot installed? scripts/setup.sh installs it)", script.string()));
   std::cout << image.string() << " (" << used.size() << (used.size() == 1 ? " curve" : " curves") << ")\n";
   return true;
 }
@@ -149,11 +151,13 @@ int main(int argc, char** argv) {
   CLI::App app{"cfr-plot: a run's curves from metrics.jsonl, drawn by gnuplot; several runs side by side against wall time"};
   std::vector<std::string> run_dirs;
   std::string format = "png", out;
-  app.add_option("RUN_DIR", run_dirs, "run directory (holds metrics.jsonl); several: their evaluations side by side against training wall time")
+  app.add_option("RUN_DIR", run_dirs,
+                 "run directory (holds metrics.jsonl); several: their evaluations side by side against training wall time")
       ->required()
       ->check(cfr::kNonEmpty);
   app.add_option("--format", format, "png or svg")->check(CLI::IsMember({"png", "svg"}));
-  app.add_option("--out", out, "where to write the plots (default RUN_DIR/plots; required with several runs)")->check(cfr::kNonEmpty);
+  app.add_option("--out", out, "where to write the plots (default RUN_DIR/plots; required with several runs)")
+      ->check(cfr::kNonEmpty);
   if (const auto rc = cfr::parse_command_line(app, "cfr-plot", argc, argv)) return *rc;
   return cfr::run_app("cfr-plot", [&] {
     if (run_dirs.size() > 1) {
@@ -175,10 +179,10 @@ int main(int argc, char** argv) {
         expl.push_back({name, std::move(c.expl_by_minute.points), fmt::format("lc {} {}", r + 1, dash)});
       }
       fs::create_directories(out);
-      const bool w = plot(out, "compare_win_rates", "win rate against the bots over training wall time", "win rate", wins,
-                          format, false, "training wall time (minutes)");
-      const bool x = plot(out, "compare_exploitability", "exploitability over training wall time", "chips per game", expl,
-                          format, true, "training wall time (minutes)");
+      const bool w = plot(out, "compare_win_rates", "win rate against the bots over training wall time", "win rate", wins, format,
+                          false, "training wall time (minutes)");
+      const bool x = plot(out, "compare_exploitability", "exploitability over training wall time", "chips per game", expl, format,
+                          true, "training wall time (minutes)");
       if (!w && !x)
         throw cfr::InputError("nothing to plot: no run's metrics.jsonl holds an evaluation (win rates or exploitability)");
       return 0;

@@ -5,8 +5,8 @@
 #include <atomic>
 #include <ctime>
 #include <filesystem>
-#include <memory>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
       if (config_path.empty() && resume.empty()) throw cfr::InputError("give a CONFIG.toml, or --resume RUN_DIR");
       if (allow_training_changes && resume.empty()) throw cfr::InputError("--allow-training-changes needs --resume RUN_DIR");
       if (!resume.empty()) {
-        if (!run_dir.empty() && run_dir != resume) throw cfr::InputError("--resume RUN_DIR already names the run directory; drop --run-dir");
+        if (!run_dir.empty() && run_dir != resume)
+          throw cfr::InputError("--resume RUN_DIR already names the run directory; drop --run-dir");
         cfr::require_directory(resume, "--resume");
         run_dir = resume;
         config_path = resume + "/config.toml";
@@ -95,9 +96,12 @@ int main(int argc, char** argv) {
     std::atomic<bool> stop{false};
     const cfr::StopSignals signals(stop, "cfr-run", "the latest checkpoint is intact");
     const bool learner = !dist || dist->learner();
-    const int done = cfr::run_training(cfg, {.run_dir = run_dir, .resume = !resume.empty(),
-                                             .allow_training_changes = allow_training_changes, .stop = &stop,
-                                             .progress = learner && isatty(2) != 0, .dist = dist.get()});
+    const int done = cfr::run_training(cfg, {.run_dir = run_dir,
+                                             .resume = !resume.empty(),
+                                             .allow_training_changes = allow_training_changes,
+                                             .stop = &stop,
+                                             .progress = learner && isatty(2) != 0,
+                                             .dist = dist.get()});
     if (learner)
       std::cerr << fmt::format("cfr-run: {} iteration(s) completed{}; metrics in {}/metrics.jsonl\n", done,
                                dist ? fmt::format(" with {} traversal rank(s)", dist->size() - 1) : "", run_dir);

@@ -176,8 +176,11 @@ int main(int argc, char** argv) {
         if (e.is_directory() && fs::exists(e.path() / "manifest.json")) dirs.push_back(e.path());
       std::sort(dirs.begin(), dirs.end());
       for (const auto& d : dirs) {
-        Offer o{.id = "model:" + d.filename().string(), .label = model_label(d), .kind = "model",
-                .spec = "checkpoint:" + d.string(), .network = true};
+        Offer o{.id = "model:" + d.filename().string(),
+                .label = model_label(d),
+                .kind = "model",
+                .spec = "checkpoint:" + d.string(),
+                .network = true};
         try {  // offered only when it loads (e.g. --rules it was not trained for: a warning, not an error)
           (void)opts.factory(o.spec);
         } catch (const cfr::InputError& e) {
@@ -196,8 +199,12 @@ int main(int argc, char** argv) {
       (void)opts.factory(spec);  // every extra is checked before the server starts (a bad one is exit 2)
       const bool network = spec.rfind("checkpoint:", 0) == 0 || spec.rfind("checkpoint-sampled:", 0) == 0;
       const bool slow = spec.rfind("external:", 0) == 0 || spec.rfind("search:", 0) == 0 || spec.rfind("snapshots:", 0) == 0;
-      opts.offers.push_back({.id = fmt::format("extra:{}", i + 1), .label = extra_label(spec), .kind = "extra", .spec = spec,
-                             .network = network, .slow = slow});
+      opts.offers.push_back({.id = fmt::format("extra:{}", i + 1),
+                             .label = extra_label(spec),
+                             .kind = "extra",
+                             .spec = spec,
+                             .network = network,
+                             .slow = slow});
     }
     // The preselected opponent: an offer's id, or an extra's spec (older command lines).
     const auto find = [&](const std::string& name) -> const Offer* {
@@ -208,9 +215,10 @@ int main(int argc, char** argv) {
     if (!default_opponent.empty()) {
       const Offer* o = find(default_opponent);
       if (!o)
-        throw cfr::InputError(fmt::format("--default-opponent {}: not offered (a bot's name, model:NAME, extra:N, or an "
-                                          "--opponent spec)",
-                                          default_opponent));
+        throw cfr::InputError(
+            fmt::format("--default-opponent {}: not offered (a bot's name, model:NAME, extra:N, or an "
+                        "--opponent spec)",
+                        default_opponent));
       opts.default_opponent = o->id;
     } else {
       opts.default_opponent = shipped_id.empty() ? "heuristic_balanced" : shipped_id;
@@ -220,7 +228,8 @@ int main(int argc, char** argv) {
     if (hint_model != "none") {
       const Offer* o = find(hint_model);
       if (!o || !o->network)
-        throw cfr::InputError(fmt::format("--hint-model {}: not an offered network (model:NAME, or an extra checkpoint:)", hint_model));
+        throw cfr::InputError(
+            fmt::format("--hint-model {}: not an offered network (model:NAME, or an extra checkpoint:)", hint_model));
       opts.play.hint = make_hint(o->spec.substr(o->spec.find(':') + 1));
       opts.play.hint_label = o->label;
     }

@@ -24,11 +24,14 @@ int main(int argc, char** argv) {
   // because CLI11 2.1 wraps "-1" and saturates values beyond 64 bits.
   app.add_option("--game", game, "kuhn or leduc")->required();
   app.add_option("--algo", algo, "cfr, cfr+, lcfr, es-mccfr or os-mccfr")->required();
-  app.add_option("--iterations", iterations, "iterations (each updates both players)")->check(cfr::kDecimal)->check(cfr::kCountRange);
+  app.add_option("--iterations", iterations, "iterations (each updates both players)")
+      ->check(cfr::kDecimal)
+      ->check(cfr::kCountRange);
   app.add_option("--seed", seed, "RNG seed of the sampling algorithms")->check(cfr::kDecimal)->check(cfr::kSeedRange);
   app.add_option("--out", out, "write the average policy here (policy file, docs/policy-files.md)")->check(cfr::kNonEmpty);
   app.add_option("--report-every", report_every, "print NashConv every N iterations (default: 10 reports)")
-      ->check(cfr::kDecimal)->check(cfr::kCountRange);
+      ->check(cfr::kDecimal)
+      ->check(cfr::kCountRange);
   app.add_option("--os-epsilon", os_epsilon, "os-mccfr exploration, in (0, 1]")
       ->check(CLI::Validator(
           [](std::string& s) {
@@ -60,16 +63,17 @@ int main(int argc, char** argv) {
         const auto r = cfr::exploitability(solver.average_policy());
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const double eta = elapsed / i * (iterations - i);
-        std::fprintf(stderr, "iter %7d/%d  NashConv %.6f  exploitability %.6f  value0 %+.6f  %.3f ms/iter  ETA %.1fs\n",
-                     i, iterations, r.nash_conv, r.exploitability, r.on_policy_value[0], 1e3 * solve_s / i, eta);
+        std::fprintf(stderr, "iter %7d/%d  NashConv %.6f  exploitability %.6f  value0 %+.6f  %.3f ms/iter  ETA %.1fs\n", i,
+                     iterations, r.nash_conv, r.exploitability, r.on_policy_value[0], 1e3 * solve_s / i, eta);
       }
     }
     const auto avg = solver.average_policy();
     const auto r = cfr::exploitability(avg);
-    std::cout << fmt::format("{{\"game\":\"{}\",\"algo\":\"{}\",\"iterations\":{},\"nash_conv\":{:.9g},"
-                             "\"exploitability\":{:.9g},\"value0\":{:.9g},\"nodes_visited\":{},\"ms_per_iteration\":{:.4f}}}\n",
-                             game, algo, iterations, r.nash_conv, r.exploitability, r.on_policy_value[0],
-                             solver.nodes_visited(), 1e3 * solve_s / iterations);
+    std::cout << fmt::format(
+        "{{\"game\":\"{}\",\"algo\":\"{}\",\"iterations\":{},\"nash_conv\":{:.9g},"
+        "\"exploitability\":{:.9g},\"value0\":{:.9g},\"nodes_visited\":{},\"ms_per_iteration\":{:.4f}}}\n",
+        game, algo, iterations, r.nash_conv, r.exploitability, r.on_policy_value[0], solver.nodes_visited(),
+        1e3 * solve_s / iterations);
     if (!out.empty()) {
       cfr::write_policy_file(out, avg);
       std::fprintf(stderr, "cfr-solve: wrote %s\n", out.c_str());

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "engine/core/errors.h"
 #include "engine/games/external_player.h"
@@ -17,16 +17,16 @@
 namespace cfr {
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitBadInput = 2;  // the message names what is wrong and where
-inline constexpr int kExitInternal = 3;  // a bug: please report it
+inline constexpr int kExitBadInput = 2;     // the message names what is wrong and where
+inline constexpr int kExitInternal = 3;     // a bug: please report it
 inline constexpr int kExitPlayerFault = 5;  // --stop-on-fault: an external player's fault stopped a match
 
 /// Largest count a flag such as --games accepts (a bound CLI11 can print readably).
 inline constexpr int kMaxCount = 100'000'000;
 
 /// Refuses an empty value ("--out ''" would otherwise read as "not given").
-inline const CLI::Validator kNonEmpty(
-    [](std::string& s) { return s.empty() ? std::string("empty value") : std::string(); }, "NONEMPTY");
+inline const CLI::Validator kNonEmpty([](std::string& s) { return s.empty() ? std::string("empty value") : std::string(); },
+                                      "NONEMPTY");
 /// An integer written in decimal: CLI11 reads "010" as octal 8 and "0x10" as 16; leading zeros
 /// are dropped so that "010" is 10. Goes before a range check.
 inline const CLI::Validator kDecimal(

@@ -4,9 +4,9 @@
 //   build/bin/bench_solvers --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
-#include "engine/tabular/best_response.h"
 #include "engine/games/games.h"
 #include "engine/memory/reservoir.h"
+#include "engine/tabular/best_response.h"
 #include "engine/tabular/tabular_cfr.h"
 
 using namespace cfr;

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "engine/traversal/traversal.h"
@@ -116,9 +116,10 @@ int main(int argc, char** argv) {
     r.median_nps = nps[nps.size() / 2];
     r.min_nps = nps.front();
     r.max_nps = nps.back();
-    std::printf("%-19s %-12s window %5d threads %d  %5d traversals  %9.0f nodes/s (%.0f–%.0f)  mean batch %6.1f = %5.1f%% of window\n",
-                ev_name.c_str(), c.scheduler.c_str(), opt(c.cfg, "window"), opt(c.cfg, "threads"), n, r.median_nps, r.min_nps, r.max_nps,
-                r.mean_batch, 100.0 * r.mean_batch / opt(c.cfg, "window"));
+    std::printf(
+        "%-19s %-12s window %5d threads %d  %5d traversals  %9.0f nodes/s (%.0f–%.0f)  mean batch %6.1f = %5.1f%% of window\n",
+        ev_name.c_str(), c.scheduler.c_str(), opt(c.cfg, "window"), opt(c.cfg, "threads"), n, r.median_nps, r.min_nps, r.max_nps,
+        r.mean_batch, 100.0 * r.mean_batch / opt(c.cfg, "window"));
     std::fflush(stdout);
     rows.push_back(r);
   };
@@ -137,10 +138,17 @@ int main(int argc, char** argv) {
   if (!json_path.empty()) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& r : rows)
-      j.push_back({{"evaluator", r.evaluator}, {"scheduler", r.scheduler}, {"window", opt(r.cfg, "window")},
-                   {"threads", opt(r.cfg, "threads")}, {"max_batch", opt(r.cfg, "max_batch")}, {"median_nodes_per_s", r.median_nps},
-                   {"min_nodes_per_s", r.min_nps}, {"max_nodes_per_s", r.max_nps}, {"mean_batch", r.mean_batch},
-                   {"forwards", r.forwards}, {"nodes_per_traversal", r.nodes_per_traversal}});
+      j.push_back({{"evaluator", r.evaluator},
+                   {"scheduler", r.scheduler},
+                   {"window", opt(r.cfg, "window")},
+                   {"threads", opt(r.cfg, "threads")},
+                   {"max_batch", opt(r.cfg, "max_batch")},
+                   {"median_nodes_per_s", r.median_nps},
+                   {"min_nodes_per_s", r.min_nps},
+                   {"max_nodes_per_s", r.max_nps},
+                   {"mean_batch", r.mean_batch},
+                   {"forwards", r.forwards},
+                   {"nodes_per_traversal", r.nodes_per_traversal}});
     std::ofstream(json_path) << j.dump(1) << "\n";
   }
   return 0;

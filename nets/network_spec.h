@@ -11,8 +11,8 @@ namespace cfr {
 /// The loss a network trains with on its samples (input, target, legal mask, iteration), each
 /// sample weighted by iteration / T under linear weighting (deep-cfr.md §3).
 enum class NetLoss {
-  kMaskedMse,          // regret or value targets: mean squared error over the legal outputs
-  kSoftCrossEntropy,   // policy targets: cross-entropy of the softmax over the legal outputs
+  kMaskedMse,         // regret or value targets: mean squared error over the legal outputs
+  kSoftCrossEntropy,  // policy targets: cross-entropy of the softmax over the legal outputs
   /// MMD's policy (engine/traversal/mmd.h): a clipped policy-gradient objective, a KL pull toward
   /// the magnet policy and toward a bot's moves (TrainConfig::policy_gradient). A sample's target
   /// holds 4·A + 1 floats: the advantage at the taken action (zeros elsewhere), the behaviour

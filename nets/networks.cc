@@ -13,10 +13,10 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <sstream>
-#include <cstdlib>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -69,10 +69,15 @@ TORCH_MODULE(Mlp);
 class TorchEvaluator final : public Evaluator {
  public:
   TorchEvaluator(Mlp net, int in, int out, torch::Device dev, int chunk)
-      : net_(std::move(net)), in_(in), out_(out), chunk_(chunk), dev_(dev)
+      : net_(std::move(net)),
+        in_(in),
+        out_(out),
+        chunk_(chunk),
+        dev_(dev)
 #if CFR_TORCH_CUDA
-        , stream_(dev.is_cuda() ? c10::cuda::getStreamFromPool(/*isHighPriority=*/true, dev.index() < 0 ? 0 : dev.index())
-                                : c10::cuda::getDefaultCUDAStream())
+        ,
+        stream_(dev.is_cuda() ? c10::cuda::getStreamFromPool(/*isHighPriority=*/true, dev.index() < 0 ? 0 : dev.index())
+                              : c10::cuda::getDefaultCUDAStream())
 #endif
   {
   }
@@ -155,8 +160,8 @@ void copy_weights(const Mlp& from, Mlp& to) {
 }  // namespace
 
 /// Seed-stream tags of network initialisation and re-initialisation (derive_seed's second word).
-constexpr std::uint64_t kInitStream = 0x6e657473;    // "nets"
-constexpr std::uint64_t kReinitStream = 0x726569;    // "rei"
+constexpr std::uint64_t kInitStream = 0x6e657473;  // "nets"
+constexpr std::uint64_t kReinitStream = 0x726569;  // "rei"
 
 struct NetworkSet::Impl {
   NetworkConfig cfg;
@@ -216,8 +221,8 @@ struct NetworkSet::Impl {
     return std::make_unique<TorchEvaluator>(snap, s.input_width, s.output_width, device, cfg.invariant_chunk);
   }
   void reset_optimizer(int n) {
-    optim[static_cast<std::size_t>(n)] = std::make_unique<torch::optim::AdamW>(
-        train[static_cast<std::size_t>(n)]->parameters(), torch::optim::AdamWOptions(lr).weight_decay(wd));
+    optim[static_cast<std::size_t>(n)] = std::make_unique<torch::optim::AdamW>(train[static_cast<std::size_t>(n)]->parameters(),
+                                                                               torch::optim::AdamWOptions(lr).weight_decay(wd));
   }
 };
 
@@ -226,8 +231,7 @@ NetworkSet::NetworkSet(NetworkSpecs specs, const NetworkConfig& cfg, std::uint64
   CFR_CHECK(!specs_.empty() && specs_.size() <= static_cast<std::size_t>(kMaxNetworks), "{} networks declared (1 to {})",
             specs_.size(), kMaxNetworks);
   for (const auto& s : specs_) {
-    CFR_CHECK(s.input_width > 0 && s.output_width > 0, "network '{}' maps {} → {} floats", s.name, s.input_width,
-              s.output_width);
+    CFR_CHECK(s.input_width > 0 && s.output_width > 0, "network '{}' maps {} → {} floats", s.name, s.input_width, s.output_width);
     CFR_CHECK(s.loss != NetLoss::kClippedPolicyGradient || s.sample_target_width() == 4 * s.output_width + 1,
               "network '{}': a clipped policy-gradient target holds 4·{} + 1 floats, not {}", s.name, s.output_width,
               s.sample_target_width());
@@ -238,9 +242,11 @@ NetworkSet::NetworkSet(NetworkSpecs specs, const NetworkConfig& cfg, std::uint64
     throw InputError(fmt::format("network.hidden_size = {} and num_layers = {} must be ≥ 1", cfg.hidden_size, cfg.num_layers));
   if (cfg.device == "cuda") {
     if (!torch::cuda::is_available())
-      throw InputError("run.device = 'cuda' but no CUDA device is available to LibTorch (this build or machine has none); use 'cpu'");
+      throw InputError(
+          "run.device = 'cuda' but no CUDA device is available to LibTorch (this build or machine has none); use 'cpu'");
     const int count = static_cast<int>(torch::cuda::device_count());
-    impl_->device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(std::max(0, cfg.device_index) % std::max(1, count)));
+    impl_->device =
+        torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(std::max(0, cfg.device_index) % std::max(1, count)));
   } else if (cfg.device != "cpu") {
     throw InputError(fmt::format("device = '{}'; valid: cpu, cuda", cfg.device));
   }
@@ -407,8 +413,8 @@ void NetworkSet::inject_nonfinite_weights(int net) {
 
 void NetworkSet::reinitialize(int n, int iteration) {
   CFR_CHECK(n >= 0 && n < size(), "network {}", n);
-  impl_->train[static_cast<std::size_t>(n)] =
-      impl_->make(n, derive_seed(impl_->seed, kReinitStream, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(iteration)));
+  impl_->train[static_cast<std::size_t>(n)] = impl_->make(
+      n, derive_seed(impl_->seed, kReinitStream, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(iteration)));
   impl_->reset_optimizer(n);
   impl_->ema[static_cast<std::size_t>(n)] = Mlp(nullptr);  // a new average begins with the new weights
 }
@@ -472,8 +478,8 @@ void NetworkSet::load(const std::string& path) {
       train[k] = im.make(n, 0);
       train[k]->load(net);
       check_shapes(train[k], k, "network");
-      optim[k] = std::make_unique<torch::optim::AdamW>(train[k]->parameters(),
-                                                       torch::optim::AdamWOptions(im.lr).weight_decay(im.wd));
+      optim[k] =
+          std::make_unique<torch::optim::AdamW>(train[k]->parameters(), torch::optim::AdamWOptions(im.lr).weight_decay(im.wd));
       optim[k]->load(opt);
       torch::serialize::InputArchive average;
       torch::Tensor steps;
@@ -487,9 +493,10 @@ void NetworkSet::load(const std::string& path) {
   } catch (const c10::Error& e) {
     std::string what = e.what_without_backtrace();
     std::string shapes;
-    for (const auto& s : specs_) shapes += fmt::format("{}{} {} → {}", shapes.empty() ? "" : ", ", s.name, s.input_width, s.output_width);
-    throw InputError(fmt::format("{}: cannot load the networks ({}×{} MLPs: {}): {}", path, im.cfg.num_layers,
-                                 im.cfg.hidden_size, shapes, what.substr(0, what.find('\n'))));
+    for (const auto& s : specs_)
+      shapes += fmt::format("{}{} {} → {}", shapes.empty() ? "" : ", ", s.name, s.input_width, s.output_width);
+    throw InputError(fmt::format("{}: cannot load the networks ({}×{} MLPs: {}): {}", path, im.cfg.num_layers, im.cfg.hidden_size,
+                                 shapes, what.substr(0, what.find('\n'))));
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {  // anything else a corrupt archive makes LibTorch throw
@@ -556,8 +563,8 @@ TrainStats train_loop(NetworkSet::Impl& im, int net, BatchSource& mem, const Tra
     loss.backward();
     const auto ts2 = std::chrono::steady_clock::now();
     // The norm is measured with clipping off too (an infinite bound clips nothing).
-    const double norm = torch::nn::utils::clip_grad_norm_(model->parameters(),
-                                                          cfg.grad_clip > 0 ? cfg.grad_clip : std::numeric_limits<double>::infinity());
+    const double norm = torch::nn::utils::clip_grad_norm_(
+        model->parameters(), cfg.grad_clip > 0 ? cfg.grad_clip : std::numeric_limits<double>::infinity());
     grad_norm_sum += norm;
     if (cfg.grad_clip > 0 && norm > cfg.grad_clip) ++st.clipped_steps;
     opt.step();
@@ -581,64 +588,63 @@ TrainStats train_loop(NetworkSet::Impl& im, int net, BatchSource& mem, const Tra
 TrainStats NetworkSet::train(int net, BatchSource& memory, int iteration, const TrainConfig& cfg, Rng& rng) {
   const double T = std::max(1, iteration);
   if (spec(net).loss == NetLoss::kMaskedMse)
-    return train_loop(*impl_, net, memory, cfg, rng,
-                      [&](const torch::Tensor& pred, const torch::Tensor& target, const torch::Tensor& legal,
-                          const torch::Tensor& iters) {
-                        auto w = cfg.linear_weighting ? iters / T : torch::ones_like(iters);
-                        auto wl = legal * w.unsqueeze(1);
-                        auto scaled = cfg.target_scale == 1.0 ? target : target / cfg.target_scale;
-                        return (wl * (pred - scaled).pow(2)).sum() / wl.sum().clamp_min(1e-12);
-                      });
+    return train_loop(
+        *impl_, net, memory, cfg, rng,
+        [&](const torch::Tensor& pred, const torch::Tensor& target, const torch::Tensor& legal, const torch::Tensor& iters) {
+          auto w = cfg.linear_weighting ? iters / T : torch::ones_like(iters);
+          auto wl = legal * w.unsqueeze(1);
+          auto scaled = cfg.target_scale == 1.0 ? target : target / cfg.target_scale;
+          return (wl * (pred - scaled).pow(2)).sum() / wl.sum().clamp_min(1e-12);
+        });
   if (spec(net).loss == NetLoss::kClippedPolicyGradient) {
     const auto& pg = cfg.policy_gradient;
     std::array<double, 5> parts{};
-    TrainStats st = train_loop(*impl_, net, memory, cfg, rng,
-                               [&](const torch::Tensor& logits, const torch::Tensor& target, const torch::Tensor& legal,
-                                   const torch::Tensor&) {
-                                 const std::int64_t A = logits.size(1);
-                                 auto leg = legal.narrow(1, 0, A);
-                                 auto logp = torch::log_softmax(logits.masked_fill(leg == 0, -1e9), 1);
-                                 auto p = logp.exp() * leg;
-                                 auto advantage = target.narrow(1, 0, A).sum(1);
-                                 if (pg.normalize_advantage && advantage.size(0) > 1) {
-                                   auto centred = advantage - advantage.mean();
-                                   advantage = centred / (centred.pow(2).mean().sqrt() + 1e-8);
-                                 }
-                                 auto behaviour = target.narrow(1, A, A);
-                                 auto taken = (behaviour > 0).to(torch::kFloat32);
-                                 auto ratio = ((logp * taken).sum(1) - behaviour.sum(1).clamp_min(1e-12).log()).exp();
-                                 auto surrogate = -torch::min(ratio * advantage, ratio.clamp(1 - pg.clip, 1 + pg.clip) * advantage);
-                                 auto magnet = target.narrow(1, 2 * A, A);
-                                 // Illegal entries: p = 0 and log ρ finite (clamped), so they add nothing.
-                                 auto kl = (p * (logp.clamp_min(-80) - magnet.clamp_min(1e-12).log())).sum(1);
-                                 auto bc = -(target.narrow(1, 3 * A, A) * logp).sum(1);
-                                 auto entropy = -(p * logp.clamp_min(-80)).sum(1);
-                                 auto loss = (surrogate + pg.magnet_weight * kl + pg.bc_weight * bc - pg.entropy_weight * entropy).mean();
-                                 // The parts of finite steps only (a skipped step would make every mean NaN),
-                                 // read in one transfer.
-                                 const auto clipped = ((ratio - 1).abs() > pg.clip).to(torch::kFloat32).mean();
-                                 const auto v = torch::stack({surrogate.mean(), kl.mean(), bc.mean(), entropy.mean(), clipped})
-                                                    .detach().to(torch::kCPU);
-                                 const float* pv = v.data_ptr<float>();
-                                 if (std::isfinite(loss.item<double>())) {
-                                   for (int k = 0; k < 5; ++k) parts[static_cast<std::size_t>(k)] += pv[k];
-                                 }
-                                 return loss;
-                               });
+    TrainStats st = train_loop(
+        *impl_, net, memory, cfg, rng,
+        [&](const torch::Tensor& logits, const torch::Tensor& target, const torch::Tensor& legal, const torch::Tensor&) {
+          const std::int64_t A = logits.size(1);
+          auto leg = legal.narrow(1, 0, A);
+          auto logp = torch::log_softmax(logits.masked_fill(leg == 0, -1e9), 1);
+          auto p = logp.exp() * leg;
+          auto advantage = target.narrow(1, 0, A).sum(1);
+          if (pg.normalize_advantage && advantage.size(0) > 1) {
+            auto centred = advantage - advantage.mean();
+            advantage = centred / (centred.pow(2).mean().sqrt() + 1e-8);
+          }
+          auto behaviour = target.narrow(1, A, A);
+          auto taken = (behaviour > 0).to(torch::kFloat32);
+          auto ratio = ((logp * taken).sum(1) - behaviour.sum(1).clamp_min(1e-12).log()).exp();
+          auto surrogate = -torch::min(ratio * advantage, ratio.clamp(1 - pg.clip, 1 + pg.clip) * advantage);
+          auto magnet = target.narrow(1, 2 * A, A);
+          // Illegal entries: p = 0 and log ρ finite (clamped), so they add nothing.
+          auto kl = (p * (logp.clamp_min(-80) - magnet.clamp_min(1e-12).log())).sum(1);
+          auto bc = -(target.narrow(1, 3 * A, A) * logp).sum(1);
+          auto entropy = -(p * logp.clamp_min(-80)).sum(1);
+          auto loss = (surrogate + pg.magnet_weight * kl + pg.bc_weight * bc - pg.entropy_weight * entropy).mean();
+          // The parts of finite steps only (a skipped step would make every mean NaN),
+          // read in one transfer.
+          const auto clipped = ((ratio - 1).abs() > pg.clip).to(torch::kFloat32).mean();
+          const auto v = torch::stack({surrogate.mean(), kl.mean(), bc.mean(), entropy.mean(), clipped}).detach().to(torch::kCPU);
+          const float* pv = v.data_ptr<float>();
+          if (std::isfinite(loss.item<double>())) {
+            for (int k = 0; k < 5; ++k) parts[static_cast<std::size_t>(k)] += pv[k];
+          }
+          return loss;
+        });
     const double n = std::max(1, st.steps);
     st.policy_gradient = {parts[0] / n, parts[1] / n, parts[2] / n, parts[3] / n, parts[4] / n};
     return st;
   }
-  return train_loop(*impl_, net, memory, cfg, rng,
-                    [&](const torch::Tensor& logits, const torch::Tensor& target, const torch::Tensor& legal,
-                        const torch::Tensor& iters) {
-                      auto w = cfg.linear_weighting ? iters / T : torch::ones_like(iters);
-                      // Illegal logits get a large finite negative value: log_softmax stays finite and
-                      // their targets are 0, so they add nothing (−∞ would give 0·∞ = NaN).
-                      auto masked = logits.masked_fill(legal == 0, -1e9);
-                      auto ce = -(target * torch::log_softmax(masked, 1)).sum(1);
-                      return (w * ce).sum() / w.sum().clamp_min(1e-12);
-                    });
+  return train_loop(
+      *impl_, net, memory, cfg, rng,
+      [&](const torch::Tensor& logits, const torch::Tensor& target, const torch::Tensor& legal, const torch::Tensor& iters) {
+        auto w = cfg.linear_weighting ? iters / T : torch::ones_like(iters);
+        // Illegal logits get a large finite negative value: log_softmax stays finite and
+        // their targets are 0, so they add nothing (−∞ would give 0·∞ = NaN).
+        auto masked = logits.masked_fill(legal == 0, -1e9);
+        auto ce = -(target * torch::log_softmax(masked, 1)).sum(1);
+        return (w * ce).sum() / w.sum().clamp_min(1e-12);
+      });
 }
 
 void configure_torch_threads(int threads) {

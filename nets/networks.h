@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/memory/reservoir.h"
 #include "engine/core/rng.h"
+#include "engine/memory/reservoir.h"
 #include "nets/network_spec.h"
 #include "sched/evaluator.h"
 
@@ -43,11 +43,11 @@ struct NetworkConfig {
 };
 
 struct TrainConfig {
-  int updates = 512;        // optimiser steps per network per iteration
+  int updates = 512;  // optimiser steps per network per iteration
   int batch_size = 1024;
   double learning_rate = 1e-4;
   double weight_decay = 1e-4;
-  double grad_clip = 1.0;   // global norm (0 = none)
+  double grad_clip = 1.0;        // global norm (0 = none)
   bool linear_weighting = true;  // weight samples by t / T (linear CFR); false = uniform
   /// 0: publish the trained weights. β in (0, 1): publish an exponential moving average of the
   /// weights (Polyak averaging), updated after every step as ema = β·ema + (1 − β)·w, which

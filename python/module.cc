@@ -8,24 +8,24 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <cstdint>
-#include <span>
-#include <stdexcept>
-#include <string_view>
 #include <memory>
 #include <optional>
+#include <span>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "engine/core/errors.h"
 #include "engine/games/bots.h"
-#include "engine/games/match.h"
 #include "engine/games/games.h"
+#include "engine/games/match.h"
 #include "engine/games/players.h"
 #include "engine/tabular/best_response.h"
 #include "engine/tabular/tabular_cfr.h"
@@ -105,13 +105,13 @@ pb::object& views_type() {
 class PyPlayer final : public cfr::lc::BatchBot {
  public:
   PyPlayer(pb::object fn, std::shared_ptr<Game> game) : fn_(std::move(fn)), game_(std::move(game)) {
-    name_ = pb::hasattr(fn_, "name") ? pb::str(fn_.attr("name")).cast<std::string>()
+    name_ = pb::hasattr(fn_, "name")       ? pb::str(fn_.attr("name")).cast<std::string>()
             : pb::hasattr(fn_, "__name__") ? fn_.attr("__name__").cast<std::string>()
                                            : std::string("python");
   }
   std::string_view name() const noexcept override { return name_; }
-  void choose_actions(std::span<const cfr::lc::State* const> states, std::span<cfr::Rng* const>,
-                      std::span<const int> games, std::span<int> actions) override {
+  void choose_actions(std::span<const cfr::lc::State* const> states, std::span<cfr::Rng* const>, std::span<const int> games,
+                      std::span<int> actions) override {
     pb::gil_scoped_acquire gil;
     try {
       const auto k = static_cast<pb::ssize_t>(states.size());
@@ -164,15 +164,16 @@ pb::object& timestep_type() {
   return *t;
 }
 
-pb::object run_batch(PyVectorEnv& self, const std::optional<pb::array_t<std::int64_t, pb::array::c_style | pb::array::forcecast>>& actions) {
+pb::object run_batch(PyVectorEnv& self,
+                     const std::optional<pb::array_t<std::int64_t, pb::array::c_style | pb::array::forcecast>>& actions) {
   const pb::ssize_t n = self.env->size();
   const pb::ssize_t w = self.env->observation_size();
   const pb::ssize_t a = self.env->num_actions();
   std::vector<std::int64_t> acts;
   if (actions) {
     if (actions->ndim() != 1 || actions->shape(0) != n)
-      throw InputError(fmt::format("VectorEnv.step: actions must have shape ({},), got {} dimension(s) of {} values",
-                                   n, actions->ndim(), actions->size()));
+      throw InputError(fmt::format("VectorEnv.step: actions must have shape ({},), got {} dimension(s) of {} values", n,
+                                   actions->ndim(), actions->size()));
     acts.assign(actions->data(), actions->data() + n);
   }
   pb::array_t<float> obs({n, w});
@@ -181,17 +182,21 @@ pb::object run_batch(PyVectorEnv& self, const std::optional<pb::array_t<std::int
   pb::array_t<bool> done(n);
   pb::array_t<bool> truncated(n);
   pb::array_t<std::int32_t> player(n);
-  const StepBuffers out{.observation = obs.mutable_data(), .legal_mask = mask.mutable_data(),
-                        .reward = reward.mutable_data(), .done = done.mutable_data(),
-                        .truncated = truncated.mutable_data(), .current_player = player.mutable_data()};
+  const StepBuffers out{.observation = obs.mutable_data(),
+                        .legal_mask = mask.mutable_data(),
+                        .reward = reward.mutable_data(),
+                        .done = done.mutable_data(),
+                        .truncated = truncated.mutable_data(),
+                        .current_player = player.mutable_data()};
   {
     pb::gil_scoped_release release;
-    if (actions) self.env->step(acts, out);
-    else self.env->reset(out);
+    if (actions)
+      self.env->step(acts, out);
+    else
+      self.env->reset(out);
   }
   return timestep_type()(obs, mask, reward, done, truncated, player);
 }
-
 
 // --- exact solvers and exploitability (Kuhn, Leduc) ---------------------------------------------
 /// A Python policy on every information set of `tree`: a dict {information_state_string: row}
@@ -230,8 +235,8 @@ cfr::TabularPolicy python_policy(const std::shared_ptr<Game>& game, const cfr::G
     if (static_cast<int>(d.size()) != tree.num_infosets())
       for (const auto& [k, v] : d)
         if (tree.find_infoset(pb::str(k).cast<std::string>()) < 0)
-          throw cfr::InputError(fmt::format("policy: '{}' is not an information state of {}", pb::str(k).cast<std::string>(),
-                                            game->name()));
+          throw cfr::InputError(
+              fmt::format("policy: '{}' is not an information state of {}", pb::str(k).cast<std::string>(), game->name()));
   } else if (PyCallable_Check(policy.ptr())) {
     // Depth first from the chance root, as the tree was built: one call per information set.
     std::vector<std::unique_ptr<cfr::py::AnyState>> stack;
@@ -324,9 +329,7 @@ cfr.InputError, an illegal action cfr.IllegalActionError (both are ValueError).)
 
   m.def(
       "load_game",
-      [](const std::string& name, const pb::object& rules) {
-        return std::make_shared<Game>(name, rules_text(rules));
-      },
+      [](const std::string& name, const pb::object& rules) { return std::make_shared<Game>(name, rules_text(rules)); },
       pb::arg("name"), pb::arg("rules") = pb::none(),
       R"doc(The registered game `name` ("lost_cities", "kuhn", "leduc"; see registered_games()).
 
@@ -341,9 +344,11 @@ take no rules.)doc");
       .def("num_distinct_actions", &Game::num_distinct_actions, "Number of action ids (Lost Cities: 2·hand_size + 1 + n_colors).")
       .def("information_state_tensor_size", &Game::info_state_size,
            "Length of information_state_tensor() (Lost Cities: 297 with the default rules; Kuhn 11; Leduc 24).")
-      .def("information_state_tensor_shape", [](const Game& g) { return std::vector<int>{g.info_state_size()}; },
-           "[information_state_tensor_size()], OpenSpiel's spelling.")
-      .def("num_players", [](const Game&) { return 2; }, "Always 2.")
+      .def(
+          "information_state_tensor_shape", [](const Game& g) { return std::vector<int>{g.info_state_size()}; },
+          "[information_state_tensor_size()], OpenSpiel's spelling.")
+      .def(
+          "num_players", [](const Game&) { return 2; }, "Always 2.")
       .def(
           "new_initial_state",
           [](const std::shared_ptr<Game>& g, std::optional<std::uint64_t> seed, std::optional<std::vector<int>> deck) {
@@ -358,45 +363,61 @@ Kuhn/Leduc: without a seed, the chance root (current_player() == CHANCE_PLAYER; 
 outcome's action); with a seed, every chance node is resolved from Rng(seed), now and later.)doc")
       .def(
           "deserialize_state",
-          [](const std::shared_ptr<Game>& g, const std::string& text) { return PyState{g, g->deserialize_state(text)}; },
+          [](const std::shared_ptr<Game>& g, const std::string& text) {
+            return PyState{g, g->deserialize_state(text)};
+          },
           pb::arg("text"), "The state State.serialize() wrote; InputError naming what is wrong.")
       .def("__repr__", [](const Game& g) { return fmt::format("cfr.load_game(\"{}\", rules={})", g.name(), g.rules_json()); })
       .def("__eq__", [](const Game& a, const Game& b) { return a.name() == b.name() && a.rules() == b.rules(); })
       .def("__hash__", [](const Game& g) { return pb::hash(pb::str(g.name() + g.rules_json())); });
 
   state_cls
-      .def("current_player", [](const PyState& s) { return s.s->current_player(); },
-           "0 or 1 at decisions, CHANCE_PLAYER (-1) at chance nodes, TERMINAL_PLAYER (-4) when the game is over.")
-      .def("is_terminal", [](const PyState& s) { return s.s->is_terminal(); }, "Whether the game is over.")
-      .def("is_chance_node", [](const PyState& s) { return s.s->is_chance_node(); },
-           "Whether chance moves next (Kuhn/Leduc made without a seed; Lost Cities never).")
-      .def("chance_outcomes", [](const PyState& s) { return s.s->chance_outcomes(); },
-           "[(action, probability)] at a chance node; [] elsewhere.")
-      .def("legal_actions", [](const PyState& s) { return actions_of(s.s->legal_mask()); },
-           "The legal action ids in increasing order (chance nodes: the outcomes; terminal: []).")
-      .def("legal_actions_mask",
-           [](const PyState& s) {
-             const int n = s.s->num_distinct_actions();
-             pb::array_t<bool> out(n);
-             const cfr::ActionMask bits = s.s->legal_mask();
-             for (int a = 0; a < n; ++a) out.mutable_data()[a] = ((bits >> a) & 1U) != 0;
-             return out;
-           },
-           "A bool array of num_distinct_actions(): True where the action is legal.")
-      .def("num_distinct_actions", [](const PyState& s) { return s.s->num_distinct_actions(); }, "As Game.num_distinct_actions().")
       .def(
-          "apply_action",
-          [](PyState& s, int action) { s.s->apply_action(action); }, pb::arg("action"),
+          "current_player", [](const PyState& s) { return s.s->current_player(); },
+          "0 or 1 at decisions, CHANCE_PLAYER (-1) at chance nodes, TERMINAL_PLAYER (-4) when the game is over.")
+      .def(
+          "is_terminal", [](const PyState& s) { return s.s->is_terminal(); }, "Whether the game is over.")
+      .def(
+          "is_chance_node", [](const PyState& s) { return s.s->is_chance_node(); },
+          "Whether chance moves next (Kuhn/Leduc made without a seed; Lost Cities never).")
+      .def(
+          "chance_outcomes", [](const PyState& s) { return s.s->chance_outcomes(); },
+          "[(action, probability)] at a chance node; [] elsewhere.")
+      .def(
+          "legal_actions", [](const PyState& s) { return actions_of(s.s->legal_mask()); },
+          "The legal action ids in increasing order (chance nodes: the outcomes; terminal: []).")
+      .def(
+          "legal_actions_mask",
+          [](const PyState& s) {
+            const int n = s.s->num_distinct_actions();
+            pb::array_t<bool> out(n);
+            const cfr::ActionMask bits = s.s->legal_mask();
+            for (int a = 0; a < n; ++a) out.mutable_data()[a] = ((bits >> a) & 1U) != 0;
+            return out;
+          },
+          "A bool array of num_distinct_actions(): True where the action is legal.")
+      .def(
+          "num_distinct_actions", [](const PyState& s) { return s.s->num_distinct_actions(); }, "As Game.num_distinct_actions().")
+      .def(
+          "apply_action", [](PyState& s, int action) { s.s->apply_action(action); }, pb::arg("action"),
           "Applies a legal action (IllegalActionError, a ValueError, otherwise; the state is unchanged).")
-      .def("returns", [](const PyState& s) { return std::vector<double>{s.s->returns(0), s.s->returns(1)}; },
-           "[utility of player 0, of player 1] (zero-sum). Lost Cities: the score difference, at any state; "
-           "Kuhn/Leduc: 0 before the end.")
-      .def("player_return", [](const PyState& s, int p) {
-             if (p != 0 && p != 1) throw cfr::InputError(fmt::format("player must be 0 or 1, got {}", p));
-             return s.s->returns(p);
-           }, pb::arg("player"), "returns()[player].")
-      .def("scores", [](const PyState& s) { return s.s->scores(); },
-           "Lost Cities: (score of player 0, score of player 1); other games raise InputError.")
+      .def(
+          "returns",
+          [](const PyState& s) {
+            return std::vector<double>{s.s->returns(0), s.s->returns(1)};
+          },
+          "[utility of player 0, of player 1] (zero-sum). Lost Cities: the score difference, at any state; "
+          "Kuhn/Leduc: 0 before the end.")
+      .def(
+          "player_return",
+          [](const PyState& s, int p) {
+            if (p != 0 && p != 1) throw cfr::InputError(fmt::format("player must be 0 or 1, got {}", p));
+            return s.s->returns(p);
+          },
+          pb::arg("player"), "returns()[player].")
+      .def(
+          "scores", [](const PyState& s) { return s.s->scores(); },
+          "Lost Cities: (score of player 0, score of player 1); other games raise InputError.")
       .def(
           "information_state_tensor",
           [](const PyState& s, std::optional<int> player) {
@@ -408,25 +429,24 @@ outcome's action); with a seed, every chance node is resolved from Rng(seed), no
           pb::arg("player") = pb::none(),
           "What `player` (default: the player to move) knows, as the networks see it: a float32 array of "
           "Game.information_state_tensor_size() (Lost Cities: the 297-float encoding).")
-      .def("observation_string",
-           [](const PyState& s, std::optional<int> player) { return s.s->observation_string(player_or_current(s, player)); },
-           pb::arg("player") = pb::none(),
-           "`player`'s view in words (Lost Cities: own hand, expeditions, piles, deck size, scores; Kuhn/Leduc: "
-           "the information-state key).")
-      .def("information_state_string",
-           [](const PyState& s, std::optional<int> player) {
-             return s.s->information_state_string(player_or_current(s, player));
-           },
-           pb::arg("player") = pb::none(),
-           "Kuhn/Leduc: the information-state key of policy files (e.g. 'K|pb'); Lost Cities: observation_string().")
       .def(
-          "action_to_string",
-          [](const PyState& s, int action) { return s.s->action_to_string(action); }, pb::arg("action"),
+          "observation_string",
+          [](const PyState& s, std::optional<int> player) { return s.s->observation_string(player_or_current(s, player)); },
+          pb::arg("player") = pb::none(),
+          "`player`'s view in words (Lost Cities: own hand, expeditions, piles, deck size, scores; Kuhn/Leduc: "
+          "the information-state key).")
+      .def(
+          "information_state_string",
+          [](const PyState& s, std::optional<int> player) { return s.s->information_state_string(player_or_current(s, player)); },
+          pb::arg("player") = pb::none(),
+          "Kuhn/Leduc: the information-state key of policy files (e.g. 'K|pb'); Lost Cities: observation_string().")
+      .def(
+          "action_to_string", [](const PyState& s, int action) { return s.s->action_to_string(action); }, pb::arg("action"),
           "The action in words, for the player to move (e.g. 'play c0:7', 'draw deck', 'bet', 'deal K').")
       .def("clone", &PyState::clone, "An independent copy.")
       .def("__copy__", &PyState::clone, "An independent copy.")
-      .def("__deepcopy__", [](const PyState& s, const pb::object&) { return s.clone(); }, pb::arg("memo"),
-           "An independent copy.")
+      .def(
+          "__deepcopy__", [](const PyState& s, const pb::object&) { return s.clone(); }, pb::arg("memo"), "An independent copy.")
       .def(
           "resample_hidden",
           [](const PyState& s, std::uint64_t rng_seed, std::optional<int> player) {
@@ -436,26 +456,28 @@ outcome's action); with a seed, every chance node is resolved from Rng(seed), no
           pb::arg("rng_seed"), pb::arg("player") = pb::none(),
           "A copy in which what `player` (default: the player to move) cannot see is redrawn from Rng(rng_seed): "
           "the same information_state_tensor(player). This state is unchanged.")
-      .def("history", [](const PyState& s) { return s.s->history(); },
-           "Every action applied since the deal, chance outcomes included.")
-      .def("serialize", [](const PyState& s) { return s.s->serialize(); },
-           "One line of JSON that Game.deserialize_state() reads back to an equal state (Lost Cities: a "
-           "transcript line, engine/games/replay.h, plus any resamples).")
-      .def("game", [](const PyState& s) { return std::const_pointer_cast<Game>(s.game); }, "The state's game.")
+      .def(
+          "history", [](const PyState& s) { return s.s->history(); },
+          "Every action applied since the deal, chance outcomes included.")
+      .def(
+          "serialize", [](const PyState& s) { return s.s->serialize(); },
+          "One line of JSON that Game.deserialize_state() reads back to an equal state (Lost Cities: a "
+          "transcript line, engine/games/replay.h, plus any resamples).")
+      .def(
+          "game", [](const PyState& s) { return std::const_pointer_cast<Game>(s.game); }, "The state's game.")
       .def("__eq__", [](const PyState& a, const PyState& b) { return a.s->equals(*b.s); })
       .def("__str__", [](const PyState& s) { return s.s->to_string(); })
       .def("__repr__", [](const PyState& s) { return fmt::format("<cfr.State {} {}>", s.game->name(), s.s->serialize()); })
-      .def(pb::pickle(
-          [](const PyState& s) { return pb::make_tuple(s.game->name(), s.game->rules_json(), s.s->serialize()); },
-          [](const pb::tuple& t) {
-            auto g = std::make_shared<Game>(t[0].cast<std::string>(), t[1].cast<std::string>());
-            return PyState{g, g->deserialize_state(t[2].cast<std::string>())};
-          }));
+      .def(pb::pickle([](const PyState& s) { return pb::make_tuple(s.game->name(), s.game->rules_json(), s.s->serialize()); },
+                      [](const pb::tuple& t) {
+                        auto g = std::make_shared<Game>(t[0].cast<std::string>(), t[1].cast<std::string>());
+                        return PyState{g, g->deserialize_state(t[2].cast<std::string>())};
+                      }));
 
   // --- VectorEnv ---------------------------------------------------------------------------
   pb::object namedtuple = pb::module_::import("collections").attr("namedtuple");
-  timestep_type() = namedtuple("TimeStep", pb::make_tuple("observation", "legal_mask", "reward", "done", "truncated",
-                                                          "current_player"));
+  timestep_type() =
+      namedtuple("TimeStep", pb::make_tuple("observation", "legal_mask", "reward", "done", "truncated", "current_player"));
   timestep_type().attr("__module__") = "cfr";
   timestep_type().attr("__doc__") = R"doc(What VectorEnv.reset() and step() return, one row per game:
 observation (n, W) float32: the player to move's information_state_tensor;
@@ -486,20 +508,25 @@ Cities bot (cfr.bot_names()) that moves inside C++ while you play agent_seat (0,
 alternating, slot i's k-th game in seat (i + k) % 2). The GIL is released while C++ steps.)doc")
       .def(pb::init([](const pb::object& g, int n, std::uint64_t seed, std::optional<std::string> opponent, int agent_seat,
                        int max_steps, int threads) {
-             std::shared_ptr<Game> game = pb::isinstance<pb::str>(g) ? std::make_shared<Game>(g.cast<std::string>(), "")
-                                                                     : g.cast<std::shared_ptr<Game>>();
-             VectorEnvOptions o{.n = n, .seed = seed, .opponent = opponent.value_or(""), .agent_seat = agent_seat,
-                                .max_steps = max_steps, .threads = threads};
+             std::shared_ptr<Game> game =
+                 pb::isinstance<pb::str>(g) ? std::make_shared<Game>(g.cast<std::string>(), "") : g.cast<std::shared_ptr<Game>>();
+             VectorEnvOptions o{.n = n,
+                                .seed = seed,
+                                .opponent = opponent.value_or(""),
+                                .agent_seat = agent_seat,
+                                .max_steps = max_steps,
+                                .threads = threads};
              auto env = std::make_unique<VectorEnv>(*game, o);
              return PyVectorEnv{game, std::move(env), o};
            }),
-           pb::arg("game"), pb::arg("n"), pb::arg("seed") = 0, pb::arg("opponent") = pb::none(),
-           pb::arg("agent_seat") = 0, pb::arg("max_steps") = 10000, pb::arg("threads") = 1,
+           pb::arg("game"), pb::arg("n"), pb::arg("seed") = 0, pb::arg("opponent") = pb::none(), pb::arg("agent_seat") = 0,
+           pb::arg("max_steps") = 10000, pb::arg("threads") = 1,
            "game: a Game or a registered name; n ≥ 1 games; seed: the deals' base seed; max_steps: a game still "
            "running after that many actions ends truncated; threads: C++ threads stepping contiguous slices of "
            "the games (the results do not depend on it).")
-      .def("reset", [](PyVectorEnv& self) { return run_batch(self, std::nullopt); },
-           "Deals every slot's next game; returns a TimeStep (reward, done, truncated all zero).")
+      .def(
+          "reset", [](PyVectorEnv& self) { return run_batch(self, std::nullopt); },
+          "Deals every slot's next game; returns a TimeStep (reward, done, truncated all zero).")
       .def(
           "step",
           [](PyVectorEnv& self, const pb::array_t<std::int64_t, pb::array::c_style | pb::array::forcecast>& actions) {
@@ -509,20 +536,26 @@ alternating, slot i's k-th game in seat (i + k) % 2). The GIL is released while 
           "Applies actions[i] in game i (an int array of shape (n,)), lets the opponent answer, resets finished "
           "games; returns a TimeStep. An illegal action raises IllegalActionError naming the game, and nothing "
           "is applied.")
-      .def("deal_seeds", [](const PyVectorEnv& self) { return self.env->deal_seeds(); },
-           "Each slot's current deal seed: game.new_initial_state(seed=s) is the same game.")
-      .def("episodes", [](const PyVectorEnv& self) { return self.env->episodes(); },
-           "Each slot's current game index k (games dealt − 1).")
-      .def("agent_seats", [](const PyVectorEnv& self) { return self.env->agent_seats(); },
-           "Each slot's seat for the caller (self-play: the player to move).")
-      .def_property_readonly("num_envs", [](const PyVectorEnv& self) { return self.env->size(); }, "n.")
-      .def_property_readonly("observation_size", [](const PyVectorEnv& self) { return self.env->observation_size(); },
-                             "Width of TimeStep.observation.")
-      .def_property_readonly("num_actions", [](const PyVectorEnv& self) { return self.env->num_actions(); },
-                             "Width of TimeStep.legal_mask.")
-      .def_property_readonly("game", [](const PyVectorEnv& self) { return std::const_pointer_cast<Game>(self.game); },
-                             "The game.")
-      .def("__len__", [](const PyVectorEnv& self) { return self.env->size(); }, "n.")
+      .def(
+          "deal_seeds", [](const PyVectorEnv& self) { return self.env->deal_seeds(); },
+          "Each slot's current deal seed: game.new_initial_state(seed=s) is the same game.")
+      .def(
+          "episodes", [](const PyVectorEnv& self) { return self.env->episodes(); },
+          "Each slot's current game index k (games dealt − 1).")
+      .def(
+          "agent_seats", [](const PyVectorEnv& self) { return self.env->agent_seats(); },
+          "Each slot's seat for the caller (self-play: the player to move).")
+      .def_property_readonly(
+          "num_envs", [](const PyVectorEnv& self) { return self.env->size(); }, "n.")
+      .def_property_readonly(
+          "observation_size", [](const PyVectorEnv& self) { return self.env->observation_size(); },
+          "Width of TimeStep.observation.")
+      .def_property_readonly(
+          "num_actions", [](const PyVectorEnv& self) { return self.env->num_actions(); }, "Width of TimeStep.legal_mask.")
+      .def_property_readonly(
+          "game", [](const PyVectorEnv& self) { return std::const_pointer_cast<Game>(self.game); }, "The game.")
+      .def(
+          "__len__", [](const PyVectorEnv& self) { return self.env->size(); }, "n.")
       .def("__repr__", [](const PyVectorEnv& self) {
         return fmt::format("<cfr.VectorEnv {} n={} seed={} opponent={}>", self.game->name(), self.opts.n, self.opts.seed,
                            self.opts.opponent.empty() ? "None" : self.opts.opponent);
@@ -532,9 +565,11 @@ alternating, slot i's k-th game in seat (i + k) % 2). The GIL is released while 
 
   // --- bots and matches --------------------------------------------------------------------
   pb::class_<PyBot>(m, "Bot", "A built-in Lost Cities bot (make_bot()); it keeps no state between calls.")
-      .def_property_readonly("name", [](const PyBot& b) { return std::string(b.bot->name()); }, "The bot's name.")
-      .def_property_readonly("deterministic", [](const PyBot& b) { return b.bot->deterministic(); },
-                             "Whether its choice is a function of the state alone (it never draws from its RNG).")
+      .def_property_readonly(
+          "name", [](const PyBot& b) { return std::string(b.bot->name()); }, "The bot's name.")
+      .def_property_readonly(
+          "deterministic", [](const PyBot& b) { return b.bot->deterministic(); },
+          "Whether its choice is a function of the state alone (it never draws from its RNG).")
       .def(
           "choose_action",
           [](PyBot& b, const PyState& s, std::uint64_t rng_seed) {
@@ -606,7 +641,8 @@ solves.)doc");
       [](const pb::object& config, const std::string& run_dir, const std::vector<std::string>& set, const pb::object& on_metrics,
          bool resume, bool allow_training_changes, const std::optional<std::string>& cfr_run) -> pb::object {
         namespace fs = std::filesystem;
-        const std::string program = cfr_run ? *cfr_run : cfr::py::find_cfr_run(pb::module_::import("cfr").attr("__file__").cast<std::string>());
+        const std::string program =
+            cfr_run ? *cfr_run : cfr::py::find_cfr_run(pb::module_::import("cfr").attr("__file__").cast<std::string>());
         std::vector<std::string> args;
         std::string config_file;  // a dict's TOML, removed afterwards
         struct Remove {
@@ -617,14 +653,16 @@ solves.)doc");
           }
         } remove_config;
         if (resume) {
-          if (!config.is_none()) throw cfr::InputError("cfr.train: resume=True continues run_dir with its own config; pass config=None");
+          if (!config.is_none())
+            throw cfr::InputError("cfr.train: resume=True continues run_dir with its own config; pass config=None");
           args = {"--resume", run_dir};
           if (allow_training_changes) args.push_back("--allow-training-changes");
         } else if (pb::isinstance<pb::dict>(config)) {
           const std::string json = pb::module_::import("json").attr("dumps")(config).cast<std::string>();
           const std::string text = cfr::py::toml_from_json_text(json);
           const char* tmp = std::getenv("TMPDIR");
-          std::string pattern = (fs::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") / "cfr-train-config-XXXXXX.toml").string();
+          std::string pattern =
+              (fs::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") / "cfr-train-config-XXXXXX.toml").string();
           const int fd = ::mkstemps(pattern.data(), 5);
           if (fd < 0) throw cfr::InputError(fmt::format("cfr.train: cannot create a temporary file like {}", pattern));
           ::close(fd);
@@ -690,8 +728,8 @@ as Ctrl-C stops cfr-run (the current step ends, the latest checkpoint is kept) a
 A bad config raises InputError with cfr-run's message; the GIL is released while it waits.)doc");
   m.def(
       "match",
-      [](const pb::object& p0, const pb::object& p1, int games, std::uint64_t seed, const pb::object& rules,
-         bool duplicate, int max_steps, int parallel) {
+      [](const pb::object& p0, const pb::object& p1, int games, std::uint64_t seed, const pb::object& rules, bool duplicate,
+         int max_steps, int parallel) {
         if (games < 1) throw cfr::InputError(fmt::format("match: games must be at least 1, got {}", games));
         if (max_steps < 1) throw cfr::InputError(fmt::format("match: max_steps must be at least 1, got {}", max_steps));
         if (parallel < 1) throw cfr::InputError(fmt::format("match: parallel must be at least 1, got {}", parallel));
@@ -711,8 +749,8 @@ A bad config raises InputError with cfr-run's message; the GIL is released while
             throw cfr::InputError(fmt::format("match: p{} must be a player's name or a callable", i));
           }
         }
-        const cfr::lc::MatchOptions opts{.games = games, .seed = seed, .max_steps = max_steps, .rules = game->rules(),
-                                         .duplicate = duplicate};
+        const cfr::lc::MatchOptions opts{
+            .games = games, .seed = seed, .max_steps = max_steps, .rules = game->rules(), .duplicate = duplicate};
         std::string json;
         try {
           pb::gil_scoped_release release;

@@ -40,9 +40,8 @@ std::string lc_action_text(const lc::State& s, int a) {
 
 std::string lc_view(const lc::State& s, int p) {
   const lc::Rules& r = s.rules();
-  std::string out = fmt::format("player {} view; to move: player {}, {} phase; deck {}; scores {} {}\n", p,
-                                s.current_player(), s.phase() == lc::Phase::kCard ? "CARD" : "DRAW",
-                                s.deck_size(), s.total(0), s.total(1));
+  std::string out = fmt::format("player {} view; to move: player {}, {} phase; deck {}; scores {} {}\n", p, s.current_player(),
+                                s.phase() == lc::Phase::kCard ? "CARD" : "DRAW", s.deck_size(), s.total(0), s.total(1));
   out += "hand:";
   for (int i = 0; i < s.hand_size(p); ++i) {
     out += ' ';
@@ -64,8 +63,8 @@ std::string lc_view(const lc::State& s, int p) {
   }
   out += "piles:";
   for (int c = 0; c < r.n_colors; ++c)
-    out += s.pile_size(c) == 0 ? fmt::format(" c{}:-", c)
-                               : fmt::format(" {}({})", lc::card_name(r, s.pile_top(c)), s.pile_size(c));
+    out +=
+        s.pile_size(c) == 0 ? fmt::format(" c{}:-", c) : fmt::format(" {}({})", lc::card_name(r, s.pile_top(c)), s.pile_size(c));
   if (s.pending_color() != lc::State::kNoColor) out += fmt::format("\ndiscarded this turn: c{}", s.pending_color());
   return out;
 }
@@ -80,8 +79,10 @@ std::string small_action_text(const S& s, int a) {
     return a == kuhn::kPass ? "pass" : a == kuhn::kBet ? "bet" : fmt::format("action {} (out of range)", a);
   } else if constexpr (std::same_as<S, leduc::State>) {
     if (s.is_chance_node()) return a >= 0 && a < leduc::kNumCards ? fmt::format("deal {}", kLeducCards[a]) : "deal ?";
-    return a == leduc::kFold ? "fold" : a == leduc::kCall ? "call" : a == leduc::kRaise ? "raise"
-                                                                    : fmt::format("action {} (out of range)", a);
+    return a == leduc::kFold    ? "fold"
+           : a == leduc::kCall  ? "call"
+           : a == leduc::kRaise ? "raise"
+                                : fmt::format("action {} (out of range)", a);
   } else {
     return fmt::format("action {}", a);
   }
@@ -149,8 +150,10 @@ class StateImpl final : public AnyState {
     resolve_chance();
   }
   std::string action_to_string(int a) const override {
-    if constexpr (kLc) return lc_action_text(s_, a);
-    else return small_action_text(s_, a);
+    if constexpr (kLc)
+      return lc_action_text(s_, a);
+    else
+      return small_action_text(s_, a);
   }
   std::string observation_string(int p) const override { return information_state_string(p); }
   std::string information_state_string(int p) const override {
@@ -167,8 +170,10 @@ class StateImpl final : public AnyState {
     }
   }
   std::string to_string() const override {
-    if constexpr (kLc) return s_.to_string();
-    else return small_state_text(s_);
+    if constexpr (kLc)
+      return s_.to_string();
+    else
+      return small_state_text(s_);
   }
   std::unique_ptr<AnyState> resample_hidden(int p, std::uint64_t seed) const override {
     auto copy = std::make_unique<StateImpl>(*this);
@@ -178,8 +183,7 @@ class StateImpl final : public AnyState {
   std::string serialize() const override {
     json j;
     if constexpr (kLc) {
-      if (deck_.empty())
-        throw InputError("this state came from a match without its deck and history: it cannot be serialized");
+      if (deck_.empty()) throw InputError("this state came from a match without its deck and history: it cannot be serialized");
       j = json::parse(lc::transcript_line(0, s_.rules(), deck_, history_, {}));
       j.erase("game");
     } else {
@@ -200,13 +204,17 @@ class StateImpl final : public AnyState {
     return o != nullptr && o->s_ == s_;
   }
   std::pair<int, int> scores() const override {
-    if constexpr (kLc) return {s_.total(0), s_.total(1)};
-    else throw InputError(fmt::format("scores() is Lost Cities' own; {} has returns() only", S::kName));
+    if constexpr (kLc)
+      return {s_.total(0), s_.total(1)};
+    else
+      throw InputError(fmt::format("scores() is Lost Cities' own; {} has returns() only", S::kName));
   }
 
   const lc::State* lc_state() const override {
-    if constexpr (kLc) return &s_;
-    else return nullptr;
+    if constexpr (kLc)
+      return &s_;
+    else
+      return nullptr;
   }
 
   void apply_resample(const Resample& r) {
@@ -223,8 +231,8 @@ class StateImpl final : public AnyState {
       while (s_.is_chance_node()) {
         std::array<ChanceOutcome, kMaxChanceOutcomes> out{};
         const int k = s_.chance_outcomes(out);
-        const int a = pick_chance_outcome(std::span<const ChanceOutcome>(out.data(), static_cast<std::size_t>(k)),
-                                          chance_rng_.uniform());
+        const int a =
+            pick_chance_outcome(std::span<const ChanceOutcome>(out.data(), static_cast<std::size_t>(k)), chance_rng_.uniform());
         s_.apply_action(a);
         history_.push_back(a);
       }
@@ -244,8 +252,7 @@ std::vector<Resample> resamples_from_json(const json& j) {
   if (!j.is_array()) throw InputError("serialized state: 'resamples' must be an array of [step, player, seed]");
   for (std::size_t i = 0; i < j.size(); ++i) {
     const json& r = j[i];
-    if (!r.is_array() || r.size() != 3 || !r[0].is_number_integer() || !r[1].is_number_integer() ||
-        !r[2].is_number_unsigned())
+    if (!r.is_array() || r.size() != 3 || !r[0].is_number_integer() || !r[1].is_number_integer() || !r[2].is_number_unsigned())
       throw InputError(fmt::format("serialized state: resamples[{}] must be [step, player, seed], got {}", i, r.dump()));
     out.push_back({.step = r[0].get<int>(), .player = r[1].get<int>(), .seed = r[2].get<std::uint64_t>()});
   }
@@ -264,8 +271,8 @@ void replay_into(Impl& st, const std::vector<int>& actions, const std::vector<Re
   for (std::size_t i = 0; i < actions.size(); ++i) {
     if (i < st.history().size()) {  // a chance outcome the state resolved itself
       if (st.history()[i] != actions[i])
-        throw InputError(fmt::format("serialized state: history[{}] is {}, but the seed deals {}", i, actions[i],
-                                     st.history()[i]));
+        throw InputError(
+            fmt::format("serialized state: history[{}] is {}, but the seed deals {}", i, actions[i], st.history()[i]));
       continue;
     }
     due();
@@ -277,8 +284,8 @@ void replay_into(Impl& st, const std::vector<int>& actions, const std::vector<Re
   }
   due();
   if (next_resample != resamples.size())
-    throw InputError(fmt::format("serialized state: resamples[{}] is at step {}, beyond the history ({} actions)",
-                                 next_resample, resamples[next_resample].step, st.history().size()));
+    throw InputError(fmt::format("serialized state: resamples[{}] is at step {}, beyond the history ({} actions)", next_resample,
+                                 resamples[next_resample].step, st.history().size()));
 }
 
 }  // namespace
@@ -331,8 +338,8 @@ std::unique_ptr<AnyState> Game::new_initial_state(std::optional<std::uint64_t> s
     } else {
       if (deck) throw InputError(fmt::format("new_initial_state: game '{}' has no deck", name_));
       Rng rng(seed.value_or(0));
-      return std::make_unique<StateImpl<S>>(R::Adapter::from_settings(GameSettings{}).new_game(rng),
-                                            std::vector<int>{}, std::nullopt);
+      return std::make_unique<StateImpl<S>>(R::Adapter::from_settings(GameSettings{}).new_game(rng), std::vector<int>{},
+                                            std::nullopt);
     }
   });
 }
@@ -364,8 +371,8 @@ std::unique_ptr<AnyState> Game::deserialize_state(const std::string& text) const
       if (g.totals && resamples.empty()) {
         const auto sc = st.scores();
         if (sc.first != (*g.totals)[0] || sc.second != (*g.totals)[1])
-          throw InputError(fmt::format("serialized state: totals [{}, {}] recorded, the actions give [{}, {}]",
-                                       (*g.totals)[0], (*g.totals)[1], sc.first, sc.second));
+          throw InputError(fmt::format("serialized state: totals [{}, {}] recorded, the actions give [{}, {}]", (*g.totals)[0],
+                                       (*g.totals)[1], sc.first, sc.second));
       }
       return std::make_unique<StateImpl<S>>(std::move(st));
     } else if constexpr (R::kEnumerable) {

@@ -44,7 +44,7 @@ class AnyState {
   virtual bool is_terminal() const = 0;
   virtual bool is_chance_node() const = 0;
   virtual std::vector<std::pair<int, double>> chance_outcomes() const = 0;  // empty off chance nodes
-  virtual ActionMask legal_mask() const = 0;  // chance nodes: the outcomes' actions
+  virtual ActionMask legal_mask() const = 0;                                // chance nodes: the outcomes' actions
   virtual int num_distinct_actions() const = 0;
   virtual double returns(int player) const = 0;
   virtual int info_state_size() const = 0;

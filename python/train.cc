@@ -7,16 +7,16 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <toml++/toml.h>
+#include <nlohmann/json.hpp>
 
 #include "engine/core/errors.h"
 
@@ -33,9 +33,10 @@ std::string find_cfr_run(const std::string& module_file) {
   else
     program = fs::absolute(fs::path(module_file)).parent_path().parent_path() / "bin" / "cfr-run";
   if (!fs::is_regular_file(program))
-    throw InputError(fmt::format("cfr.train: no cfr-run at {} (build it: cmake --build build --target cfr-run; or set CFR_BIN "
-                                 "to the folder that holds it)",
-                                 program.string()));
+    throw InputError(
+        fmt::format("cfr.train: no cfr-run at {} (build it: cmake --build build --target cfr-run; or set CFR_BIN "
+                    "to the folder that holds it)",
+                    program.string()));
   return program.string();
 }
 
@@ -67,11 +68,16 @@ void put(toml::table& t, const std::string& key, const nlohmann::json& v, const 
 toml::array toml_array(const nlohmann::json& a, const std::string& where) {
   toml::array out;
   for (const auto& v : a) {
-    if (v.is_boolean()) out.push_back(v.get<bool>());
-    else if (v.is_number_integer()) out.push_back(v.get<std::int64_t>());
-    else if (v.is_number()) out.push_back(v.get<double>());
-    else if (v.is_string()) out.push_back(v.get<std::string>());
-    else throw InputError(fmt::format("cfr.train: config key {}: {} in a list is not a TOML value", where, v.dump()));
+    if (v.is_boolean())
+      out.push_back(v.get<bool>());
+    else if (v.is_number_integer())
+      out.push_back(v.get<std::int64_t>());
+    else if (v.is_number())
+      out.push_back(v.get<double>());
+    else if (v.is_string())
+      out.push_back(v.get<std::string>());
+    else
+      throw InputError(fmt::format("cfr.train: config key {}: {} in a list is not a TOML value", where, v.dump()));
   }
   return out;
 }
@@ -84,7 +90,8 @@ std::string toml_from_json_text(const std::string& json) {
   toml::table root;
   for (const auto& [k, v] : j.items()) {
     if (!v.is_object())
-      throw InputError(fmt::format("cfr.train: config['{}'] must be a table (a dict of keys), e.g. {{\"run\": {{\"seed\": 1}}}}", k));
+      throw InputError(
+          fmt::format("cfr.train: config['{}'] must be a table (a dict of keys), e.g. {{\"run\": {{\"seed\": 1}}}}", k));
     put(root, k, v, "");
   }
   std::ostringstream out;

@@ -1,8 +1,8 @@
 #include "python/vector_env.h"
 
+#include <algorithm>
 #include <array>
 #include <concepts>
-#include <algorithm>
 #include <condition_variable>
 #include <cstring>
 #include <functional>
@@ -115,8 +115,7 @@ class EnvImpl final : public VectorEnv::Impl {
         if constexpr (kLc) {
           for (int t = 0; t < o.threads; ++t) bots_.push_back(lc::make_bot(o.opponent, rules_));  // InputError listing the bots
         } else {
-          throw InputError(fmt::format("VectorEnv: game '{}' has no bot '{}'; its opponents: random", S::kName,
-                                       o.opponent));
+          throw InputError(fmt::format("VectorEnv: game '{}' has no bot '{}'; its opponents: random", S::kName, o.opponent));
         }
       }
     }
@@ -159,8 +158,7 @@ class EnvImpl final : public VectorEnv::Impl {
         const int k = mask_to_actions(m, legal);
         std::string list;
         for (int j = 0; j < k; ++j) list += fmt::format("{}{}", j > 0 ? ", " : "", legal[j]);
-        throw IllegalActionError(
-            fmt::format("VectorEnv.step: action {} is not legal in game {}; legal actions: {}", a, i, list));
+        throw IllegalActionError(fmt::format("VectorEnv.step: action {} is not legal in game {}; legal actions: {}", a, i, list));
       }
     }
     pool_->run([&](int t, int lo, int hi) { step_range(t, lo, hi, actions, out); });
@@ -215,8 +213,10 @@ class EnvImpl final : public VectorEnv::Impl {
   };
 
   S initial() const {
-    if constexpr (kLc) return lc::State::deal(rules_, 0);
-    else if constexpr (EnumerableGame<S>) return S::initial();
+    if constexpr (kLc)
+      return lc::State::deal(rules_, 0);
+    else if constexpr (EnumerableGame<S>)
+      return S::initial();
     else {
       Rng r(0);
       return R::Adapter::from_settings(GameSettings{}).new_game(r);
@@ -297,9 +297,8 @@ class EnvImpl final : public VectorEnv::Impl {
 }  // namespace
 
 VectorEnv::VectorEnv(const Game& game, const VectorEnvOptions& opts) {
-  impl_ = visit_registered_game(game.name(), [&]<class R>(R) -> std::unique_ptr<Impl> {
-    return std::make_unique<EnvImpl<R>>(game, opts);
-  });
+  impl_ = visit_registered_game(game.name(),
+                                [&]<class R>(R) -> std::unique_ptr<Impl> { return std::make_unique<EnvImpl<R>>(game, opts); });
 }
 VectorEnv::~VectorEnv() = default;
 

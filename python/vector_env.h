@@ -32,10 +32,10 @@ class Game;
 struct VectorEnvOptions {
   int n = 1;
   std::uint64_t seed = 0;
-  std::string opponent;      // "" (self-play), a Lost Cities bot name, or "random" (any game)
-  int agent_seat = 0;        // with an opponent: 0, 1 or −1 (alternate)
-  int max_steps = 10000;     // a game still running after this many actions ends truncated
-  int threads = 1;           // slots are split into this many contiguous ranges stepped in parallel
+  std::string opponent;   // "" (self-play), a Lost Cities bot name, or "random" (any game)
+  int agent_seat = 0;     // with an opponent: 0, 1 or −1 (alternate)
+  int max_steps = 10000;  // a game still running after this many actions ends truncated
+  int threads = 1;        // slots are split into this many contiguous ranges stepped in parallel
 };
 
 /// Where step()/reset() write: row-major arrays of n rows. reward: the return, at a game's end,
@@ -43,11 +43,11 @@ struct VectorEnvOptions {
 /// opponent: agent_seat), 0 otherwise. done: the game ended in this step (terminal or truncated)
 /// and the slot already holds the next game. current_player: who moves in the slot now.
 struct StepBuffers {
-  float* observation = nullptr;    // n × info_state_size
-  bool* legal_mask = nullptr;      // n × num_distinct_actions
-  float* reward = nullptr;         // n
-  bool* done = nullptr;            // n
-  bool* truncated = nullptr;       // n
+  float* observation = nullptr;            // n × info_state_size
+  bool* legal_mask = nullptr;              // n × num_distinct_actions
+  float* reward = nullptr;                 // n
+  bool* done = nullptr;                    // n
+  bool* truncated = nullptr;               // n
   std::int32_t* current_player = nullptr;  // n
 };
 

@@ -21,8 +21,8 @@ void BatchStats::merge(const BatchStats& o) {
 }
 
 Batcher::Batcher(std::span<Evaluator* const> nets, int max_batch, int capacity) {
-  CFR_CHECK(!nets.empty() && nets.size() <= static_cast<std::size_t>(kMaxNets), "{} evaluators (1 to {} networks)",
-            nets.size(), kMaxNets);
+  CFR_CHECK(!nets.empty() && nets.size() <= static_cast<std::size_t>(kMaxNets), "{} evaluators (1 to {} networks)", nets.size(),
+            kMaxNets);
   CFR_CHECK(max_batch >= 1, "max_batch {}", max_batch);
   nets_.assign(nets.size(), nullptr);
   info_.assign(nets.size(), EvaluatorInfo{});

@@ -15,18 +15,21 @@ void register_builtin_schedulers() {
                      [](const SchedulerOptions& o) {
                        return std::make_unique<InterleavedScheduler>(o.get("window"), o.get("max_batch"), "interleaved");
                      });
-  register_scheduler(
-      "pooled", "`threads` coroutine threads feeding one inference thread that owns the device",
-      {{.name = "threads", .default_value = 1, .min = 1, .max = kMaxPooledThreads, .help = "coroutine threads"},
-       {.name = "window", .default_value = 64, .min = 1, .help = "live traversals, all threads together"},
-       max_batch,
-       {.name = "deadline_us", .default_value = 0, .min = 0, .max = kMaxPooledDeadlineUs,
-        .help = "flush a batch once its oldest request waited this long (0 = never)"}},
-      [](const SchedulerOptions& o) {
-        return std::make_unique<PooledScheduler>(PooledOptions{.threads = o.get("threads"), .window = o.get("window"),
-                                                               .max_batch = o.get("max_batch"),
-                                                               .deadline_us = o.get("deadline_us")});
-      });
+  register_scheduler("pooled", "`threads` coroutine threads feeding one inference thread that owns the device",
+                     {{.name = "threads", .default_value = 1, .min = 1, .max = kMaxPooledThreads, .help = "coroutine threads"},
+                      {.name = "window", .default_value = 64, .min = 1, .help = "live traversals, all threads together"},
+                      max_batch,
+                      {.name = "deadline_us",
+                       .default_value = 0,
+                       .min = 0,
+                       .max = kMaxPooledDeadlineUs,
+                       .help = "flush a batch once its oldest request waited this long (0 = never)"}},
+                     [](const SchedulerOptions& o) {
+                       return std::make_unique<PooledScheduler>(PooledOptions{.threads = o.get("threads"),
+                                                                              .window = o.get("window"),
+                                                                              .max_batch = o.get("max_batch"),
+                                                                              .deadline_us = o.get("deadline_us")});
+                     });
   register_waves_scheduler();
 }
 

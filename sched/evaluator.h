@@ -27,7 +27,7 @@ inline constexpr int kMaxNetworks = 64;
 struct EvaluatorInfo {
   int input_width = 0;
   int output_width = 0;
-  int preferred_batch = 1;  // the batch size this evaluator runs best at
+  int preferred_batch = 1;             // the batch size this evaluator runs best at
   int max_batch = kMaxEvaluatorBatch;  // the largest batch it accepts
 };
 
@@ -57,8 +57,8 @@ class UniformEvaluator final : public Evaluator {
 /// is added per evaluate() call (spinning, so it is precise), to mimic a GPU forward.
 class HashEvaluator final : public Evaluator {
  public:
-  HashEvaluator(int input_width, int output_width, std::uint64_t seed = 0, double latency_us = 0.0,
-                int preferred_batch = 1, int max_batch = kMaxEvaluatorBatch)
+  HashEvaluator(int input_width, int output_width, std::uint64_t seed = 0, double latency_us = 0.0, int preferred_batch = 1,
+                int max_batch = kMaxEvaluatorBatch)
       : info_{input_width, output_width, preferred_batch, max_batch}, seed_(seed), latency_us_(latency_us) {}
   EvaluatorInfo info() const override { return info_; }
   void evaluate(std::span<const float> inputs, std::span<const ActionMask> legal, std::span<float> outputs) override;

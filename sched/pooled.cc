@@ -40,8 +40,13 @@ struct Worker final : QueryPort {
 class Server {
  public:
   Server(Batcher& batcher, const PooledOptions& o, std::vector<std::unique_ptr<Worker>>& workers)
-      : batcher_(batcher), max_batch_(o.max_batch), deadline_us_(o.deadline_us), workers_(workers),
-        idle_(workers.size(), false), done_(workers.size(), false), outbox_(workers.size()) {
+      : batcher_(batcher),
+        max_batch_(o.max_batch),
+        deadline_us_(o.deadline_us),
+        workers_(workers),
+        idle_(workers.size(), false),
+        done_(workers.size(), false),
+        outbox_(workers.size()) {
     // Only a deadline needs a timer: a timer brings the context's reactor (epoll), through which
     // every post from another thread would then have to wake the inference thread.
     if (deadline_us_ > 0) timer_.emplace(io);
@@ -167,8 +172,7 @@ class Server {
   int finished_ = 0;
 };
 
-void worker_loop(Worker& w, Server& server, const TraversalJob& job, std::atomic<int>& next,
-                 const std::atomic<bool>* stop) {
+void worker_loop(Worker& w, Server& server, const TraversalJob& job, std::atomic<int>& next, const std::atomic<bool>* stop) {
   auto start = [&](int slot) {
     const int index = next.fetch_add(1);
     if (index < job.num_traversals) w.ready.emplace_back(slot, w.slots->start(slot, index));

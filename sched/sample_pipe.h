@@ -43,8 +43,8 @@ struct SampleBlock {
 };
 
 struct SamplePipeOptions {
-  int capacity_blocks = 8;    // queued blocks before producers wait
-  int block_samples = 4096;   // a block is pushed once it holds at least this many samples
+  int capacity_blocks = 8;   // queued blocks before producers wait
+  int block_samples = 4096;  // a block is pushed once it holds at least this many samples
 };
 
 struct SamplePipeStats {

@@ -66,8 +66,7 @@ int OrderedDelivery::delivered() const {
   return next_;
 }
 
-Task<void> start_traversal(const TraversalJob& job, TraversalContext& ctx, int index, QueryPort* port, int slot,
-                           int worker) {
+Task<void> start_traversal(const TraversalJob& job, TraversalContext& ctx, int index, QueryPort* port, int slot, int worker) {
   if (ctx.advantage.input_width != job.input_width || ctx.advantage.target_width != job.output_width) {
     ctx.advantage.configure(job.input_width, job.output_width);
     ctx.strategy.configure(job.input_width, job.output_width);
@@ -151,7 +150,8 @@ std::unique_ptr<Scheduler> make_scheduler(const std::string& name, const Schedul
   for (const auto& option : options.values()) {
     const std::string& key = option.first;  // not a structured binding: clang 14 cannot capture one
     const int value = option.second;
-    const auto it = std::find_if(entry.options.begin(), entry.options.end(), [&](const SchedulerOption& o) { return o.name == key; });
+    const auto it =
+        std::find_if(entry.options.begin(), entry.options.end(), [&](const SchedulerOption& o) { return o.name == key; });
     if (it == entry.options.end()) {
       std::vector<std::string> known;
       for (const auto& o : entry.options) known.push_back(o.name);

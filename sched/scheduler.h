@@ -53,7 +53,7 @@ struct TraversalJob {
   /// run gives each process a contiguous share); delivery order is j.
   int first_index = 0;
   std::uint64_t seed = 0;
-  int input_width = 0;   // sample buffer widths
+  int input_width = 0;  // sample buffer widths
   int output_width = 0;
   /// Creates the traversal coroutine for a prepared context (ctx.reset has been called).
   std::function<Task<void>(TraversalContext&)> start;
@@ -166,8 +166,7 @@ class FlushPolicy {
 };
 
 /// Prepares a context for traversal `index` of a job (RNG stream, buffers) and creates its task.
-Task<void> start_traversal(const TraversalJob& job, TraversalContext& ctx, int index, QueryPort* port, int slot,
-                           int worker = 0);
+Task<void> start_traversal(const TraversalJob& job, TraversalContext& ctx, int index, QueryPort* port, int slot, int worker = 0);
 
 /// The bookkeeping every scheduler repeats, for one thread's fixed set of slots: a slot holds a
 /// live traversal (its context, taken from the delivery's pool, and its task). start() begins
@@ -179,8 +178,7 @@ class TraversalSlots {
  public:
   TraversalSlots(const TraversalJob& job, OrderedDelivery& delivery, ContextPool& pool, int slots, QueryPort* port,
                  int worker = 0)
-      : job_(job), delivery_(delivery), pool_(pool), port_(port), worker_(worker),
-        slots_(static_cast<std::size_t>(slots)) {}
+      : job_(job), delivery_(delivery), pool_(pool), port_(port), worker_(worker), slots_(static_cast<std::size_t>(slots)) {}
   ~TraversalSlots() { abandon(); }
   TraversalSlots(const TraversalSlots&) = delete;
   TraversalSlots& operator=(const TraversalSlots&) = delete;

@@ -19,6 +19,7 @@ packages=(
   libtorch-dev                # LibTorch 1.13 (CPU), only for nets/
   gnuplot-nox                 # cfr-plot
   clang libclang-rt-14-dev    # libFuzzer targets (scripts/fuzz.sh)
+  clang-format-14             # scripts/check-format.sh (CI)
   libopenmpi-dev openmpi-bin  # distributed runs: mpirun -np N cfr-run
   libjs-chart.js              # cfr-serve's charts, served locally
   chromium chromium-driver python3-selenium fonts-liberation  # cfr-serve's browser tests (headless)

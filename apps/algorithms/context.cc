@@ -93,9 +93,13 @@ double RunContext::evaluate_exactly(Evaluator& policy, const GameTree& tree) {
 
 void RunContext::evaluate_bots(Evaluator& policy, const LostCitiesTraversalGame& game) {
   auto r = evaluate_against_bots(policy, game,
-                                 {.opponents = run_.eval_opponents, .games = run_.eval_games,
+                                 {.opponents = run_.eval_opponents,
+                                  .games = run_.eval_games,
                                   .seed = derive_seed(run_.seed, kEvaluationStream, static_cast<std::uint64_t>(it_)),
-                                  .max_steps = run_.eval_max_steps, .rules = run_.rules, .play = run_.eval_play, .stop = io_.stop});
+                                  .max_steps = run_.eval_max_steps,
+                                  .rules = run_.rules,
+                                  .play = run_.eval_play,
+                                  .stop = io_.stop});
   if (r.stopped) throw StepInterrupted{"evaluation"};
   eval_text_ += r.text;
   if (!r.reports.empty()) m_["evaluation"] = std::move(r.reports);  // none when evaluation.games = 0
@@ -104,17 +108,22 @@ void RunContext::evaluate_bots(Evaluator& policy, const LostCitiesTraversalGame&
 void RunContext::collect_numeric_faults(NetworkSet& nets, const std::vector<NetworkFaultCounts>& counts) {
   nlohmann::json nf = nlohmann::json::object();
   for (int n = 0; n < nets.size(); ++n) {
-    const NetworkFaultCounts c = static_cast<std::size_t>(n) < counts.size() ? counts[static_cast<std::size_t>(n)] : NetworkFaultCounts{};
+    const NetworkFaultCounts c =
+        static_cast<std::size_t>(n) < counts.size() ? counts[static_cast<std::size_t>(n)] : NetworkFaultCounts{};
     const std::int64_t outs = nets.take_nonfinite_outputs(n);
     const bool finite = nets.weights_finite(n);
     weights_bad_ = weights_bad_ || !finite;
     const std::string& name = nets.spec(n).name;
-    nf[name] = {{"outputs", outs}, {"samples_dropped", c.samples_dropped}, {"steps_skipped", c.steps_skipped}, {"weights_finite", finite}};
+    nf[name] = {{"outputs", outs},
+                {"samples_dropped", c.samples_dropped},
+                {"steps_skipped", c.steps_skipped},
+                {"weights_finite", finite}};
     if (outs || c.samples_dropped || c.steps_skipped || !finite)
-      fault_report_ += fmt::format("{}network {}: {} non-finite output value(s) replaced by 0, {} sample(s) with non-finite "
-                                   "values dropped, {} training step(s) with a non-finite loss skipped{}",
-                                   fault_report_.empty() ? "" : "; ", name, outs, c.samples_dropped, c.steps_skipped,
-                                   finite ? "" : ", weights are not finite");
+      fault_report_ += fmt::format(
+          "{}network {}: {} non-finite output value(s) replaced by 0, {} sample(s) with non-finite "
+          "values dropped, {} training step(s) with a non-finite loss skipped{}",
+          fault_report_.empty() ? "" : "; ", name, outs, c.samples_dropped, c.steps_skipped,
+          finite ? "" : ", weights are not finite");
   }
   m_["nonfinite"] = nf;
 }
@@ -123,10 +132,10 @@ void RunContext::check_numeric_faults() {
   if (fault_report_.empty()) return;
   say(fmt::format("cfr-run: iteration {}: {}", it_, fault_report_));
   if (weights_bad_ || run_.nonfinite == NonfinitePolicy::kStop)
-    throw NumericError(fmt::format("iteration {}: {}; {}; the last checkpoint is iteration {} (resume with --resume {})", it_,
-                                   fault_report_,
-                                   weights_bad_ ? "non-finite weights cannot be skipped" : "optimization.nonfinite_policy = 'stop'",
-                                   latest_checkpoint_, io_.run_dir));
+    throw NumericError(
+        fmt::format("iteration {}: {}; {}; the last checkpoint is iteration {} (resume with --resume {})", it_, fault_report_,
+                    weights_bad_ ? "non-finite weights cannot be skipped" : "optimization.nonfinite_policy = 'stop'",
+                    latest_checkpoint_, io_.run_dir));
 }
 
 double RunContext::elapsed_seconds() const { return since(started_); }
@@ -142,9 +151,14 @@ void RunContext::write_metrics() {
 void RunContext::write_checkpoint(const NetworkSet& nets, const Rng::StateWords& train_rng,
                                   std::function<void(const std::string& path)> write_memories,
                                   std::vector<std::pair<std::string, std::string>> extra_files) {
-  write_checkpoint_dir(nets, {.run_dir = io_.run_dir, .iteration = it_, .config_toml = io_.config_toml, .shape = run_.shape,
-                              .train_rng = train_rng, .write_memories = std::move(write_memories),
-                              .extra_files = std::move(extra_files), .save_every = run_.save_every,
+  write_checkpoint_dir(nets, {.run_dir = io_.run_dir,
+                              .iteration = it_,
+                              .config_toml = io_.config_toml,
+                              .shape = run_.shape,
+                              .train_rng = train_rng,
+                              .write_memories = std::move(write_memories),
+                              .extra_files = std::move(extra_files),
+                              .save_every = run_.save_every,
                               .previous_latest = latest_checkpoint_});
   latest_checkpoint_ = it_;
 }

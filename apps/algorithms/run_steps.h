@@ -41,8 +41,8 @@ struct BotEvaluation {
 };
 struct BotEvaluationResult {
   nlohmann::json reports = nlohmann::json::object();  // per opponent: lc::report_json
-  std::string text;                                  // "  vs NAME 0.52 (+3.1)" per opponent
-  bool stopped = false;                              // a stop request ended it early
+  std::string text;                                   // "  vs NAME 0.52 (+3.1)" per opponent
+  bool stopped = false;                               // a stop request ended it early
 };
 /// The network `policy` (logits over the actions) plays every opponent in batched matches.
 /// games = 0: nothing is played and the result is empty (no reports, no text), so that no

@@ -33,13 +33,13 @@ struct TrainerIo {
 /// exported model), loaded by the driver for a trainer's fixed opponents (MMD's mmd.opponents):
 /// algorithms do not include the checkpoint players above them.
 struct FixedPolicy {
-  std::shared_ptr<void> owner;      // keeps `evaluator` alive
-  Evaluator* evaluator = nullptr;   // logits over the actions; never trained
-  std::string game;                 // the run.game it was trained on
-  GameSettings settings;            // its rules and encoding
+  std::shared_ptr<void> owner;     // keeps `evaluator` alive
+  Evaluator* evaluator = nullptr;  // logits over the actions; never trained
+  std::string game;                // the run.game it was trained on
+  GameSettings settings;           // its rules and encoding
   int input_width = 0, num_actions = 0;
   int iteration = 0;
-  std::string checkpoint_dir;       // the checkpoint loaded
+  std::string checkpoint_dir;  // the checkpoint loaded
   /// Its weights (NetworkSet::published_weights layout) and shape, for a trainer that starts
   /// from it (mmd.initial_policy).
   std::vector<float> weights;

@@ -86,8 +86,13 @@ class SnapshotBatchBot final : public lc::BatchBot {
  public:
   SnapshotBatchBot(std::unique_ptr<NetworkSet> nets, std::vector<int> iterations, std::vector<std::vector<float>> weights,
                    bool linear, const LostCitiesTraversalGame& game, RmFallback fallback, double rm_epsilon, std::string name)
-      : nets_(std::move(nets)), iterations_(std::move(iterations)), weights_(std::move(weights)), game_(game),
-        fallback_(fallback), rm_epsilon_(rm_epsilon), name_(std::move(name)) {
+      : nets_(std::move(nets)),
+        iterations_(std::move(iterations)),
+        weights_(std::move(weights)),
+        game_(game),
+        fallback_(fallback),
+        rm_epsilon_(rm_epsilon),
+        name_(std::move(name)) {
     double total = 0;
     for (const int t : iterations_) cumulative_.push_back(total += linear ? t : 1.0);
   }
@@ -115,7 +120,8 @@ class SnapshotBatchBot final : public lc::BatchBot {
   int snapshot_of(int game) const {
     const double u = Rng(derive_seed(kSnapshotPlayStream, static_cast<std::uint64_t>(game))).uniform() * cumulative_.back();
     const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
-    return static_cast<int>(std::min<std::ptrdiff_t>(it - cumulative_.begin(), static_cast<std::ptrdiff_t>(cumulative_.size()) - 1));
+    return static_cast<int>(
+        std::min<std::ptrdiff_t>(it - cumulative_.begin(), static_cast<std::ptrdiff_t>(cumulative_.size()) - 1));
   }
   void decide(int snapshot, int seat, std::size_t lo, std::size_t hi, std::span<const lc::State* const> states,
               std::span<Rng* const> rngs, std::span<int> actions) {
@@ -169,17 +175,20 @@ std::unique_ptr<lc::BatchBot> make_snapshot_player(const std::string& run_dir, c
   const auto [W, A] = game_widths(config);
   const AlgorithmInfo algorithm = find_algorithm(config.algorithm.name);
   if (!algorithm.advantage_snapshots)
-    throw InputError(fmt::format("snapshots:{}: snapshots are Single Deep CFR's (regret networks); a run of algorithm {} "
-                                 "plays as checkpoint:{}", run_dir, algorithm.name, run_dir));
+    throw InputError(
+        fmt::format("snapshots:{}: snapshots are Single Deep CFR's (regret networks); a run of algorithm {} "
+                    "plays as checkpoint:{}",
+                    run_dir, algorithm.name, run_dir));
   const auto snapshots = list_snapshots(run_dir);
   if (snapshots.empty())
     throw InputError(fmt::format("snapshots:{}: no snapshots (train with checkpoint.keep_snapshots = true)", run_dir));
   const NetworkSpecs all = algorithm.networks(W, A);
-  auto nets = std::make_unique<NetworkSet>(
-      NetworkSpecs(all.begin(), all.begin() + 2),
-      NetworkConfig{.hidden_size = config.network.hidden_size, .num_layers = config.network.num_layers,
-                    .activation = config.network.activation, .device = "cpu"},
-      0);
+  auto nets = std::make_unique<NetworkSet>(NetworkSpecs(all.begin(), all.begin() + 2),
+                                           NetworkConfig{.hidden_size = config.network.hidden_size,
+                                                         .num_layers = config.network.num_layers,
+                                                         .activation = config.network.activation,
+                                                         .device = "cpu"},
+                                           0);
   std::vector<int> iterations;
   std::vector<std::vector<float>> weights;
   for (const auto& [it, path] : snapshots) {
@@ -193,14 +202,13 @@ std::unique_ptr<lc::BatchBot> make_snapshot_player(const std::string& run_dir, c
                                             config.traversal.regret_matching_epsilon, "snapshots:" + run_dir);
 }
 
-std::unique_ptr<lc::BatchBot> make_strategy_batch_bot(Evaluator& strategy, const LostCitiesTraversalGame& game,
-                                                      PlayMode play, std::shared_ptr<void> keep_alive, std::string name) {
+std::unique_ptr<lc::BatchBot> make_strategy_batch_bot(Evaluator& strategy, const LostCitiesTraversalGame& game, PlayMode play,
+                                                      std::shared_ptr<void> keep_alive, std::string name) {
   return std::make_unique<StrategyBatchBot>(strategy, game, play, std::move(keep_alive), std::move(name));
 }
 
 std::unique_ptr<lc::BatchBot> CheckpointPolicy::batch_bot(PlayMode play, std::string name) const {
-  if (config.run.game != "lost_cities")
-    throw InputError(fmt::format("a {} checkpoint cannot play Lost Cities", config.run.game));
+  if (config.run.game != "lost_cities") throw InputError(fmt::format("a {} checkpoint cannot play Lost Cities", config.run.game));
   return make_strategy_batch_bot(state->nets->evaluator(state->playing), state->game, play, state, std::move(name));
 }
 
@@ -229,12 +237,14 @@ CheckpointPolicy load_checkpoint_dir(const std::string& ck, int invariant_chunk)
     specs = {specs[static_cast<std::size_t>(p.state->playing)]};
     p.state->playing = 0;
   }
-  p.state->nets = std::make_unique<NetworkSet>(
-      std::move(specs),
-      NetworkConfig{.hidden_size = p.config.network.hidden_size, .num_layers = p.config.network.num_layers,
-                    .activation = p.config.network.activation, .device = "cpu", .device_index = 0,
-                    .invariant_chunk = invariant_chunk},
-      0);
+  p.state->nets = std::make_unique<NetworkSet>(std::move(specs),
+                                               NetworkConfig{.hidden_size = p.config.network.hidden_size,
+                                                             .num_layers = p.config.network.num_layers,
+                                                             .activation = p.config.network.activation,
+                                                             .device = "cpu",
+                                                             .device_index = 0,
+                                                             .invariant_chunk = invariant_chunk},
+                                               0);
   // Verified above: compared with the config and the network set only (no second hashing).
   p.iteration = parse_checkpoint_meta(meta_text, meta, checkpoint_shape(p.config), p.state->nets->specs()).iteration;
   p.state->nets->load((fs::path(ck) / "nets.pt").string());
@@ -284,15 +294,18 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out) {
   const fs::path source = fs::absolute(fs::path(from)).lexically_normal();
   const auto [end, _] = std::mismatch(dest.begin(), dest.end(), source.begin(), source.end());
   if (end == dest.end())
-    throw InputError(fmt::format("{}: the model's folder would replace {} (it is or holds the checkpoint); choose another", out, from));
+    throw InputError(
+        fmt::format("{}: the model's folder would replace {} (it is or holds the checkpoint); choose another", out, from));
   if (fs::exists(dest) && !(fs::is_directory(dest) && (fs::is_empty(dest) || fs::exists(dest / "manifest.json"))))
     throw InputError(fmt::format("{}: exists and is not an earlier export (no manifest.json); choose another folder", out));
   const CheckpointPolicy p = load_checkpoint_policy(from);
   NetworkSet& all = *p.state->nets;
   const NetworkSpec spec = all.spec(p.state->playing);
   NetworkSet one({spec},
-                 NetworkConfig{.hidden_size = p.config.network.hidden_size, .num_layers = p.config.network.num_layers,
-                               .activation = p.config.network.activation, .device = "cpu"},
+                 NetworkConfig{.hidden_size = p.config.network.hidden_size,
+                               .num_layers = p.config.network.num_layers,
+                               .activation = p.config.network.activation,
+                               .device = "cpu"},
                  0);
   one.set_weights(0, all.published_weights(p.state->playing));  // what the checkpoint plays (its average, if any)
   Config config = p.config;
@@ -302,15 +315,18 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out) {
   fs::remove_all(tmp);
   fs::create_directories(tmp);
   write_checkpoint_files(one, tmp.string(),
-                         {.run_dir = "", .iteration = p.iteration, .config_toml = to_toml(config),
+                         {.run_dir = "",
+                          .iteration = p.iteration,
+                          .config_toml = to_toml(config),
                           .shape = checkpoint_shape(p.config),
                           // A model does not resume training: its trainer RNG is a fixed placeholder.
-                          .train_rng = Rng(1).state(), .write_memories = nullptr, .extra_files = {}});
+                          .train_rng = Rng(1).state(),
+                          .write_memories = nullptr,
+                          .extra_files = {}});
   fs::create_directories(dest);
   for (const char* name : {"nets.pt", "config.toml", "meta.json"}) fs::rename(tmp / name, dest / name);
   fs::remove(tmp);
-  return {.iteration = p.iteration, .algorithm = p.config.algorithm.name, .network = spec.name,
-          .parameters = one.parameters(0)};
+  return {.iteration = p.iteration, .algorithm = p.config.algorithm.name, .network = spec.name, .parameters = one.parameters(0)};
 }
 
 Evaluator& CheckpointPolicy::strategy() const { return state->nets->evaluator(state->playing); }

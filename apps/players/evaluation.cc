@@ -40,8 +40,8 @@ TabularPolicy strategy_policy(const GameTree& tree, Evaluator& strategy) {
   return pol;
 }
 
-double advantage_fit_l1(const GameTree& tree, Evaluator& advantage, const ReservoirMemory& memory, int player,
-                        bool linear, RmFallback fallback, double rm_epsilon) {
+double advantage_fit_l1(const GameTree& tree, Evaluator& advantage, const ReservoirMemory& memory, int player, bool linear,
+                        RmFallback fallback, double rm_epsilon) {
   const int A = tree.num_distinct_actions(), n = tree.num_infosets();
   std::vector<double> weights;
   const std::vector<double> sums = sample_sums(tree, memory, linear, &weights);
@@ -53,7 +53,8 @@ double advantage_fit_l1(const GameTree& tree, Evaluator& advantage, const Reserv
     const double w = weights[static_cast<std::size_t>(i)];
     if (tree.infoset(i).player != player || w <= 0) continue;
     const ActionMask legal = tree.infoset(i).legal;
-    for (int a = 0; a < A; ++a) mean[static_cast<std::size_t>(a)] = static_cast<float>(sums[static_cast<std::size_t>(i * A + a)] / w);
+    for (int a = 0; a < A; ++a)
+      mean[static_cast<std::size_t>(a)] = static_cast<float>(sums[static_cast<std::size_t>(i * A + a)] / w);
     regret_matching(out.data() + static_cast<std::size_t>(i * A), legal, A, fallback, rm_epsilon, p_net.data());
     regret_matching(mean.data(), legal, A, fallback, rm_epsilon, p_mean.data());
     for (int a = 0; a < A; ++a) total += std::abs(p_net[static_cast<std::size_t>(a)] - p_mean[static_cast<std::size_t>(a)]);
@@ -62,9 +63,8 @@ double advantage_fit_l1(const GameTree& tree, Evaluator& advantage, const Reserv
   return counted ? total / counted : 0.0;
 }
 
-
-void add_snapshot_policy(const GameTree& tree, Evaluator& advantage0, Evaluator& advantage1, double weight,
-                         RmFallback fallback, double rm_epsilon, std::vector<double>& sums) {
+void add_snapshot_policy(const GameTree& tree, Evaluator& advantage0, Evaluator& advantage1, double weight, RmFallback fallback,
+                         double rm_epsilon, std::vector<double>& sums) {
   const int A = tree.num_distinct_actions(), n = tree.num_infosets();
   sums.resize(tree.table_size(), 0.0);
   const std::vector<float> out[2] = {evaluate_infosets(tree, advantage0), evaluate_infosets(tree, advantage1)};
@@ -96,8 +96,7 @@ void add_snapshot_policy(const GameTree& tree, Evaluator& advantage0, Evaluator&
   }
   for (int i = 0; i < n; ++i) {
     const double w = weight * std::max(0.0, infoset_reach[static_cast<std::size_t>(i)]);
-    for (int a = 0; a < A; ++a)
-      sums[static_cast<std::size_t>(i * A + a)] += w * sigma[static_cast<std::size_t>(i * A + a)];
+    for (int a = 0; a < A; ++a) sums[static_cast<std::size_t>(i * A + a)] += w * sigma[static_cast<std::size_t>(i * A + a)];
   }
 }
 
@@ -107,10 +106,12 @@ TabularPolicy snapshot_average_policy(const GameTree& tree, const std::vector<do
   for (int i = 0; i < tree.num_infosets(); ++i) {
     const ActionMask legal = tree.infoset(i).legal;
     double total = 0;
-    for (ActionMask m = legal; m != 0; m &= m - 1) total += sums.empty() ? 0.0 : sums[static_cast<std::size_t>(i * A + std::countr_zero(m))];
+    for (ActionMask m = legal; m != 0; m &= m - 1)
+      total += sums.empty() ? 0.0 : sums[static_cast<std::size_t>(i * A + std::countr_zero(m))];
     for (ActionMask m = legal; m != 0; m &= m - 1) {
       const int a = std::countr_zero(m);
-      pol.row(i)[static_cast<std::size_t>(a)] = total > 0 ? sums[static_cast<std::size_t>(i * A + a)] / total : 1.0 / mask_count(legal);
+      pol.row(i)[static_cast<std::size_t>(a)] =
+          total > 0 ? sums[static_cast<std::size_t>(i * A + a)] / total : 1.0 / mask_count(legal);
     }
   }
   return pol;

@@ -206,8 +206,13 @@ class SearchBatchBot final : public lc::BatchBot {
     } else if (!rolls.empty()) {
       // Every rollout a coroutine; the scheduler batches their queries (its RNG streams are not
       // used: each rollout draws from its own, fixed by game, move and deal).
-      TraversalJob job{.iteration = 1, .traverser = 0, .num_traversals = static_cast<int>(rolls.size()), .first_index = 0,
-                       .seed = kSearchStream, .input_width = game_.input_width(), .output_width = 1,
+      TraversalJob job{.iteration = 1,
+                       .traverser = 0,
+                       .num_traversals = static_cast<int>(rolls.size()),
+                       .first_index = 0,
+                       .seed = kSearchStream,
+                       .input_width = game_.input_width(),
+                       .output_width = 1,
                        .start = [&](TraversalContext& ctx) {
                          return search_rollout(ctx, game_, rolls[static_cast<std::size_t>(ctx.index)], o_.rollout_cap,
                                                o_.sampled_rollouts);

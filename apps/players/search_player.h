@@ -19,12 +19,12 @@
 namespace cfr {
 
 struct SearchOptions {
-  int top_k = 3;         // candidates: the network's k most probable legal moves
-  int deals = 8;         // determinizations per decision, the same for every candidate
-  double prior = 20.0;   // bonus per unit of network probability (score-difference points)
-  int rollout_cap = 200;  // moves per rollout, then the score difference as it stands
-  bool sampled_rollouts = true;  // rollouts sample the network's softmax (false: argmax)
-  std::string rollout_bot;       // rollout=bot:NAME: a bot plays both sides of the rollouts instead
+  int top_k = 3;                          // candidates: the network's k most probable legal moves
+  int deals = 8;                          // determinizations per decision, the same for every candidate
+  double prior = 20.0;                    // bonus per unit of network probability (score-difference points)
+  int rollout_cap = 200;                  // moves per rollout, then the score difference as it stands
+  bool sampled_rollouts = true;           // rollouts sample the network's softmax (false: argmax)
+  std::string rollout_bot;                // rollout=bot:NAME: a bot plays both sides of the rollouts instead
   std::string scheduler = "interleaved";  // sched=NAME: the scheduler that batches the rollouts' queries
   int chunk = 0;  // chunk=N: every forward has exactly N rows (batch-invariant: the same result under every scheduler)
 };

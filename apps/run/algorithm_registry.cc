@@ -9,23 +9,37 @@
 
 namespace cfr {
 
-AlgorithmOption integer_option(std::string name, std::int64_t default_value, std::int64_t min, std::int64_t max, std::string help) {
-  return {.name = std::move(name), .default_value = default_value, .min = static_cast<double>(min),
-          .max = static_cast<double>(max), .choices = {}, .help = std::move(help)};
+AlgorithmOption integer_option(std::string name, std::int64_t default_value, std::int64_t min, std::int64_t max,
+                               std::string help) {
+  return {.name = std::move(name),
+          .default_value = default_value,
+          .min = static_cast<double>(min),
+          .max = static_cast<double>(max),
+          .choices = {},
+          .help = std::move(help)};
 }
 AlgorithmOption real_option(std::string name, double default_value, double min, double max, std::string help) {
-  return {.name = std::move(name), .default_value = default_value, .min = min, .max = max, .choices = {}, .help = std::move(help)};
+  return {
+      .name = std::move(name), .default_value = default_value, .min = min, .max = max, .choices = {}, .help = std::move(help)};
 }
 AlgorithmOption bool_option(std::string name, bool default_value, std::string help) {
   return {.name = std::move(name), .default_value = default_value, .min = 0, .max = 0, .choices = {}, .help = std::move(help)};
 }
 AlgorithmOption string_option(std::string name, std::string default_value, std::vector<std::string> choices, std::string help) {
-  return {.name = std::move(name), .default_value = std::move(default_value), .min = 0, .max = 0, .choices = std::move(choices),
+  return {.name = std::move(name),
+          .default_value = std::move(default_value),
+          .min = 0,
+          .max = 0,
+          .choices = std::move(choices),
           .help = std::move(help)};
 }
 
 AlgorithmOption list_option(std::string name, std::vector<std::string> default_value, std::string help) {
-  return {.name = std::move(name), .default_value = std::move(default_value), .min = 0, .max = 0, .choices = {},
+  return {.name = std::move(name),
+          .default_value = std::move(default_value),
+          .min = 0,
+          .max = 0,
+          .choices = {},
           .help = std::move(help)};
 }
 

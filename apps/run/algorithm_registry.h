@@ -36,12 +36,13 @@ using OptionValue = std::variant<std::int64_t, double, bool, std::string, std::v
 /// bool_option, string_option and list_option.
 struct AlgorithmOption {
   std::string name;
-  OptionValue default_value;   // its alternative is the option's type
-  double min = 0, max = 0;     // integers and reals: the valid range, inclusive
+  OptionValue default_value;         // its alternative is the option's type
+  double min = 0, max = 0;           // integers and reals: the valid range, inclusive
   std::vector<std::string> choices;  // strings: the valid values (empty: any string)
   std::string help;
 };
-AlgorithmOption integer_option(std::string name, std::int64_t default_value, std::int64_t min, std::int64_t max, std::string help);
+AlgorithmOption integer_option(std::string name, std::int64_t default_value, std::int64_t min, std::int64_t max,
+                               std::string help);
 AlgorithmOption real_option(std::string name, double default_value, double min, double max, std::string help);
 AlgorithmOption bool_option(std::string name, bool default_value, std::string help);
 AlgorithmOption string_option(std::string name, std::string default_value, std::vector<std::string> choices, std::string help);
@@ -78,7 +79,7 @@ using TrainerFactory = std::unique_ptr<Trainer> (*)(const TrainerSetup& setup);
 
 struct AlgorithmInfo {
   std::string name;
-  std::string description;  // one line: who, what (the help of algorithm.name lists them)
+  std::string description;               // one line: who, what (the help of algorithm.name lists them)
   std::vector<AlgorithmOption> options;  // its section [name]; none: no section
   /// The network set it trains on a game of input width W and A actions (in the order its
   /// trainer and traversals index it), and the index of the network that plays (logits over the

@@ -55,7 +55,9 @@ bool plain_file_name(const std::string& name) {
 }  // namespace
 
 CheckpointShape checkpoint_shape(const Config& cfg) {
-  return {.game = cfg.run.game, .hidden_size = cfg.network.hidden_size, .num_layers = cfg.network.num_layers,
+  return {.game = cfg.run.game,
+          .hidden_size = cfg.network.hidden_size,
+          .num_layers = cfg.network.num_layers,
           .activation = cfg.network.activation};
 }
 
@@ -63,17 +65,16 @@ std::string checkpoint_meta_json(const CheckpointShape& shape, bool memories, in
                                  const Rng::StateWords& st, const std::map<std::string, FileChecksum>& files) {
   nlohmann::json listed = nlohmann::json::object();
   for (const auto& [name, f] : files) listed[name] = {{"bytes", f.bytes}, {"xxh3_128", f.digest}};
-  nlohmann::json meta = {{"format", "cfr-deep-cfr-checkpoint"},
-                         {"version", kCheckpointVersion},
-                         {"game", shape.game},
-                         {"iteration", iteration},
-                         {"networks", network_list(nets)},
-                         {"network", {{"hidden_size", shape.hidden_size},
-                                      {"num_layers", shape.num_layers},
-                                      {"activation", shape.activation}}},
-                         {"train_rng", {st.w[0], st.w[1], st.w[2], st.w[3]}},
-                         {"memories", memories},
-                         {"files", listed}};
+  nlohmann::json meta = {
+      {"format", "cfr-deep-cfr-checkpoint"},
+      {"version", kCheckpointVersion},
+      {"game", shape.game},
+      {"iteration", iteration},
+      {"networks", network_list(nets)},
+      {"network", {{"hidden_size", shape.hidden_size}, {"num_layers", shape.num_layers}, {"activation", shape.activation}}},
+      {"train_rng", {st.w[0], st.w[1], st.w[2], st.w[3]}},
+      {"memories", memories},
+      {"files", listed}};
   meta[kChecksumField] = meta_checksum(meta);
   return meta.dump(1) + "\n";
 }
@@ -93,8 +94,8 @@ void check_matches(const nlohmann::json& meta, const std::string& where, const C
                         n.value("num_layers", nlohmann::json()) == cfg.num_layers &&
                         n.value("activation", nlohmann::json()) == cfg.activation;
   if (!same_net)
-    throw InputError(fmt::format("{}: checkpoint network {} differs from the config's {}×{} {}", where, n.dump(),
-                                 cfg.num_layers, cfg.hidden_size, cfg.activation));
+    throw InputError(fmt::format("{}: checkpoint network {} differs from the config's {}×{} {}", where, n.dump(), cfg.num_layers,
+                                 cfg.hidden_size, cfg.activation));
 }
 
 /// parse_checkpoint_meta; without a config (nullptr) nothing is compared with one.
@@ -110,8 +111,8 @@ CheckpointMeta parse_meta(const std::string& text, const std::string& where, con
   auto need = [&](const char* key) -> const nlohmann::json& { return need_field(meta, key, where); };
   if (need("format") != "cfr-deep-cfr-checkpoint") throw InputError(fmt::format("{}: not a cfr-run checkpoint", where));
   if (need("version") != kCheckpointVersion)
-    throw InputError(fmt::format("{}: checkpoint format version {}; this cfr-run reads version {}", where,
-                                 need("version").dump(), kCheckpointVersion));
+    throw InputError(fmt::format("{}: checkpoint format version {}; this cfr-run reads version {}", where, need("version").dump(),
+                                 kCheckpointVersion));
   if (cfg != nullptr) check_matches(meta, where, *cfg, nets);
   CheckpointMeta out;
   const auto& it = need("iteration");
@@ -150,8 +151,8 @@ CheckpointMeta parse_meta(const std::string& text, const std::string& where, con
   // Last, so that a hand-edited field is reported as what differs (above) rather than as a bad checksum.
   const auto& sum = need(kChecksumField);
   if (!sum.is_string() || sum.get<std::string>() != meta_checksum(meta))
-    throw InputError(fmt::format("{}: checksum mismatch: the file was changed after it was written (field '{}')", where,
-                                 kChecksumField));
+    throw InputError(
+        fmt::format("{}: checksum mismatch: the file was changed after it was written (field '{}')", where, kChecksumField));
   return out;
 }
 
@@ -170,8 +171,10 @@ void verify_checkpoint_files(const std::string& ck, const CheckpointMeta& meta) 
       throw InputError(fmt::format("{}: {} bytes, meta.json records {} (truncated or changed after it was written)", path,
                                    got.bytes, want.bytes));
     if (got.digest != want.digest)
-      throw InputError(fmt::format("{}: checksum mismatch (xxh3_128 {}, meta.json records {}): the file was changed "
-                                   "or corrupted after it was written", path, got.digest, want.digest));
+      throw InputError(
+          fmt::format("{}: checksum mismatch (xxh3_128 {}, meta.json records {}): the file was changed "
+                      "or corrupted after it was written",
+                      path, got.digest, want.digest));
   }
 }
 
@@ -199,8 +202,7 @@ void read_checkpoint_memories(std::istream& in, const std::string& where, Reserv
     adv0.load(in, where + " (advantage memory 0)");
     adv1.load(in, where + " (advantage memory 1)");
     strategy.load(in, where + " (strategy memory)");
-    if (in.peek() != std::char_traits<char>::eof())
-      throw InputError(fmt::format("{}: trailing bytes after the memories", where));
+    if (in.peek() != std::char_traits<char>::eof()) throw InputError(fmt::format("{}: trailing bytes after the memories", where));
   } catch (...) {  // all or nothing
     adv0.clear();
     adv1.clear();
@@ -219,7 +221,8 @@ std::string latest_checkpoint_dir(const std::string& run_dir) {
   if (name.rfind("iter-", 0) != 0 || !plain_file_name(name))
     throw InputError(fmt::format("{}: names '{}', not a checkpoint directory", (dir / "latest").string(), name));
   if (!fs::is_directory(dir / name))
-    throw InputError(fmt::format("{}: names '{}', which is not a directory of {}", (dir / "latest").string(), name, dir.string()));
+    throw InputError(
+        fmt::format("{}: names '{}', which is not a directory of {}", (dir / "latest").string(), name, dir.string()));
   return (dir / name).string();
 }
 

@@ -28,8 +28,8 @@ void write_checkpoint_files(const NetworkSet& nets, const std::string& dir, cons
   }
   std::map<std::string, FileChecksum> files;
   for (const auto& name : names) files[name] = file_checksum((d / name).string());
-  write_file_atomic((d / "meta.json").string(), checkpoint_meta_json(w.shape, static_cast<bool>(w.write_memories),
-                                                                       w.iteration, nets.specs(), w.train_rng, files));
+  write_file_atomic((d / "meta.json").string(), checkpoint_meta_json(w.shape, static_cast<bool>(w.write_memories), w.iteration,
+                                                                     nets.specs(), w.train_rng, files));
 }
 
 void write_checkpoint_dir(const NetworkSet& nets, const CheckpointWrite& w) {

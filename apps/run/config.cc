@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
-#include "engine/games/bots.h"
 #include "engine/core/errors.h"
+#include "engine/games/bots.h"
 #include "engine/games/games.h"
 #include "sched/sample_pipe.h"
 #include "sched/scheduler.h"
@@ -28,7 +28,8 @@ ConfigField int_field(std::string section, std::string key, Int& ref, std::int64
             if (!node_of(n).is_integer()) throw InputError(fmt::format("{}: {} must be an integer", where, name));
             const auto v = node_of(n).value<std::int64_t>();
             if (!v) throw InputError(fmt::format("{}: {} must be an integer", where, name));
-            if (*v < lo || *v > hi) throw InputError(fmt::format("{}: {} = {} is out of range [{}, {}]", where, name, *v, lo, hi));
+            if (*v < lo || *v > hi)
+              throw InputError(fmt::format("{}: {} = {} is out of range [{}, {}]", where, name, *v, lo, hi));
             ref = static_cast<Int>(*v);
           },
           [&ref] { return std::to_string(ref); }};
@@ -41,7 +42,8 @@ ConfigField real_field(std::string section, std::string key, double& ref, double
             const auto v = node_of(n).value<double>();
             if (!v || !(node_of(n).is_floating_point() || node_of(n).is_integer()))
               throw InputError(fmt::format("{}: {} must be a number", where, name));
-            if (!(*v >= lo && *v <= hi)) throw InputError(fmt::format("{}: {} = {} is out of range [{}, {}]", where, name, *v, lo, hi));
+            if (!(*v >= lo && *v <= hi))
+              throw InputError(fmt::format("{}: {} = {} is out of range [{}, {}]", where, name, *v, lo, hi));
             ref = *v;
           },
           // A TOML float whatever its value (1.0, not 1): --print-config says the key's type.
@@ -100,7 +102,7 @@ ConfigField list_field(std::string section, std::string key, std::vector<std::st
 
 std::vector<ConfigField> fields(Config& c) {
   constexpr std::int64_t kBig = std::int64_t{1} << 40;  // seeds and memory capacities
-  constexpr int kMaxRows = 1 << 24;                      // a training batch, a queue block
+  constexpr int kMaxRows = 1 << 24;                     // a training batch, a queue block
   constexpr int kMaxHiddenLayers = 64;
   auto& r = c.run;
   auto& t = c.traversal;
@@ -108,7 +110,8 @@ std::vector<ConfigField> fields(Config& c) {
   std::vector<ConfigField> f = {
       choice_field("run", "experiment_name", r.experiment_name, {}, "name of the run directory"),
       choice_field("run", "game", r.game, game_names(), "game to train on (a registered game, engine/games/games.h)"),
-      int_field("run", "seed", r.seed, 0, kBig, "master seed: traversal i of (iteration, player) uses derive_seed(seed, iteration, player, i)"),
+      int_field("run", "seed", r.seed, 0, kBig,
+                "master seed: traversal i of (iteration, player) uses derive_seed(seed, iteration, player, i)"),
       int_field("run", "max_iterations", r.max_iterations, 1, 100'000'000, "Deep CFR iterations"),
       real_field("run", "max_minutes", r.max_minutes, 0, 1e9, "stop after this many minutes (0 = no limit)"),
       choice_field("run", "device", r.device, {"cpu", "cuda"}, "where networks run and train"),
@@ -123,33 +126,47 @@ std::vector<ConfigField> fields(Config& c) {
       int_field("rules", "bonus_amount", c.rules.bonus_amount, -1000, 1000, "the bonus"),
       bool_field("encoding", "derived_playability", c.encoding.derived_playability, "add the 78 derived floats"),
       bool_field("encoding", "slot_aware_playability", c.encoding.slot_aware_playability, "add the 48 slot-aware floats"),
-      bool_field("encoding", "opponent_known_cards", c.encoding.opponent_known_cards, "add the 50 counts of the opponent's cards known from piles (off: the reference)"),
+      bool_field("encoding", "opponent_known_cards", c.encoding.opponent_known_cards,
+                 "add the 50 counts of the opponent's cards known from piles (off: the reference)"),
       int_field("network", "hidden_size", c.network.hidden_size, 1, 65536, "MLP width"),
       int_field("network", "num_layers", c.network.num_layers, 1, kMaxHiddenLayers, "hidden layers"),
       choice_field("network", "activation", c.network.activation, {"relu", "tanh", "gelu"}, "hidden activation"),
       int_field("network", "invariant_chunk", c.network.invariant_chunk, 0, 4096,
-                "0 = forward whole batches (fast); N = forward in chunks of exactly N rows so outputs do not depend on batching (identical samples across schedulers and processes; 8 with OpenBLAS)"),
-      int_field("traversal", "traversals_per_player", t.traversals_per_player, 1, 100'000'000, "traversals per player per iteration"),
-      choice_field("traversal", "algorithm", t.algorithm, {"outcome_sampling", "external_sampling"}, "traversal kind (external sampling is for small games)"),
+                "0 = forward whole batches (fast); N = forward in chunks of exactly N rows so outputs do not depend on batching "
+                "(identical samples across schedulers and processes; 8 with OpenBLAS)"),
+      int_field("traversal", "traversals_per_player", t.traversals_per_player, 1, 100'000'000,
+                "traversals per player per iteration"),
+      choice_field("traversal", "algorithm", t.algorithm, {"outcome_sampling", "external_sampling"},
+                   "traversal kind (external sampling is for small games)"),
       int_field("traversal", "max_nodes_per_traversal", t.max_nodes_per_traversal, 0, 1'000'000'000, "node cap (0 = none)"),
-      real_field("traversal", "regret_matching_epsilon", t.regret_matching_epsilon, 0, 1e9, "regret sums at or below use the fallback"),
+      real_field("traversal", "regret_matching_epsilon", t.regret_matching_epsilon, 0, 1e9,
+                 "regret sums at or below use the fallback"),
       real_field("traversal", "outcome_sampling_epsilon", t.outcome_sampling_epsilon, 0, 1, "exploration at traverser nodes"),
       real_field("traversal", "outcome_sampling_value_clip", t.outcome_sampling_value_clip, 0, 1e12, "clip of v/q (0 = none)"),
       real_field("traversal", "probability_floor", t.probability_floor, 1e-12, 1, "floor of q(a) in v/q"),
-      choice_field("traversal", "outcome_unsampled_regret", t.outcome_unsampled_regret, {"zero", "negative_node_value"}, "target of unsampled legal actions"),
+      choice_field("traversal", "outcome_unsampled_regret", t.outcome_unsampled_regret, {"zero", "negative_node_value"},
+                   "target of unsampled legal actions"),
       choice_field("traversal", "cutoff_value_mode", t.cutoff_value_mode, {"score_diff", "zero", "bot_rollout"},
-                   "value at the node cap: the current score difference, 0, or the score difference after traversal.opponent_bot plays both sides to the end (lost_cities)"),
-      choice_field("traversal", "opponent_policy", t.opponent_policy, {"average_strategy", "network", "bot"}, "how the opponent acts"),
+                   "value at the node cap: the current score difference, 0, or the score difference after traversal.opponent_bot "
+                   "plays both sides to the end (lost_cities)"),
+      choice_field("traversal", "opponent_policy", t.opponent_policy, {"average_strategy", "network", "bot"},
+                   "how the opponent acts"),
       choice_field("traversal", "update_order", t.update_order, {"simultaneous", "alternating"},
-                   "simultaneous: both phases use the iteration's starting nets (the reference); alternating: advantage net 0 trains and is published before player 1's phase (Deep CFR's Algorithm 1)"),
+                   "simultaneous: both phases use the iteration's starting nets (the reference); alternating: advantage net 0 "
+                   "trains and is published before player 1's phase (Deep CFR's Algorithm 1)"),
       choice_field("traversal", "opponent_bot", t.opponent_bot, {}, "bot for opponent_policy = bot (lost_cities)"),
-      choice_field("traversal", "scheduler", t.scheduler, {}, "registered scheduler (recursive, interleaved, pooled, waves, ...)"),
+      choice_field("traversal", "scheduler", t.scheduler, {},
+                   "registered scheduler (recursive, interleaved, pooled, waves, ...)"),
       int_field("traversal", "parallel_shares", t.parallel_shares, 1, 256,
-                "split a traversal phase during which no network trains (player 0's; both with update_order = alternating) into this many contiguous shares, each on its own thread, scheduler and network replica"),
-      choice_field("regret_matching", "all_negative_fallback", c.all_negative_fallback, {"argmax", "uniform"}, "policy when no regret is positive"),
+                "split a traversal phase during which no network trains (player 0's; both with update_order = alternating) into "
+                "this many contiguous shares, each on its own thread, scheduler and network replica"),
+      choice_field("regret_matching", "all_negative_fallback", c.all_negative_fallback, {"argmax", "uniform"},
+                   "policy when no regret is positive"),
       choice_field("training_weighting", "mode", c.weighting_mode, {"lcfr", "uniform"}, "sample weight t/T (lcfr) or 1"),
-      int_field("optimization", "advantage_updates_per_iteration", o.advantage_updates_per_iteration, 0, 100'000'000, "steps per advantage net"),
-      int_field("optimization", "strategy_updates_per_iteration", o.strategy_updates_per_iteration, 0, 100'000'000, "steps of the strategy net"),
+      int_field("optimization", "advantage_updates_per_iteration", o.advantage_updates_per_iteration, 0, 100'000'000,
+                "steps per advantage net"),
+      int_field("optimization", "strategy_updates_per_iteration", o.strategy_updates_per_iteration, 0, 100'000'000,
+                "steps of the strategy net"),
       int_field("optimization", "advantage_batch_size", o.advantage_batch_size, 1, kMaxRows, "batch of an advantage step"),
       int_field("optimization", "strategy_batch_size", o.strategy_batch_size, 1, kMaxRows, "batch of a strategy step"),
       real_field("optimization", "learning_rate", o.learning_rate, 1e-12, 10, "AdamW learning rate (> 0)"),
@@ -158,29 +175,41 @@ std::vector<ConfigField> fields(Config& c) {
       real_field("optimization", "weight_decay", o.weight_decay, 0, 10, "AdamW weight decay"),
       real_field("optimization", "grad_clip", o.grad_clip, 0, 1e9, "global gradient-norm clip (0 = none)"),
       real_field("optimization", "advantage_target_scale", o.advantage_target_scale, 1e-6, 1e9,
-                 "advantage networks regress on regret / this: the same policy (regret matching is scale-free) from targets of order 1 instead of hundreds, so that losses and gradients (and grad_clip) see sensible magnitudes"),
+                 "advantage networks regress on regret / this: the same policy (regret matching is scale-free) from targets of "
+                 "order 1 instead of hundreds, so that losses and gradients (and grad_clip) see sensible magnitudes"),
       real_field("optimization", "ema_decay", o.ema_decay, 0, 0.999999,
-                 "0 = the traversals and evaluations use the trained weights; β in (0, 1) = an exponential moving average of them, updated every step (Polyak averaging)"),
+                 "0 = the traversals and evaluations use the trained weights; β in (0, 1) = an exponential moving average of "
+                 "them, updated every step (Polyak averaging)"),
       choice_field("optimization", "nonfinite_policy", o.nonfinite_policy, {"skip", "stop"},
-                   "NaN/inf in network outputs, sample targets or losses: skip (replace outputs by 0, drop samples, skip steps; reported) or stop (report and exit; the last checkpoint stays)"),
-      bool_field("optimization", "reinitialize_advantage", o.reinitialize_advantage, "re-initialise advantage nets every iteration (the paper's recipe)"),
+                   "NaN/inf in network outputs, sample targets or losses: skip (replace outputs by 0, drop samples, skip steps; "
+                   "reported) or stop (report and exit; the last checkpoint stays)"),
+      bool_field("optimization", "reinitialize_advantage", o.reinitialize_advantage,
+                 "re-initialise advantage nets every iteration (the paper's recipe)"),
       int_field("memory", "advantage_capacity", c.memory.advantage_capacity, 1, kBig, "samples per advantage memory"),
       int_field("memory", "strategy_capacity", c.memory.strategy_capacity, 1, kBig, "samples in the strategy memory"),
-      int_field("memory", "sample_pipe_blocks", c.memory.sample_pipe_blocks, 1, kMaxPipeBlocks, "traversal → memory queue bound, in blocks (back-pressure beyond)"),
+      int_field("memory", "sample_pipe_blocks", c.memory.sample_pipe_blocks, 1, kMaxPipeBlocks,
+                "traversal → memory queue bound, in blocks (back-pressure beyond)"),
       int_field("memory", "sample_block_samples", c.memory.sample_block_samples, 1, kMaxRows, "samples per queue block"),
-      bool_field("memory", "check_ram", c.memory.check_ram, "refuse at start memories whose full size exceeds 90% of the memory this process may use (physical RAM or a smaller cgroup limit)"),
+      bool_field("memory", "check_ram", c.memory.check_ram,
+                 "refuse at start memories whose full size exceeds 90% of the memory this process may use (physical RAM or a "
+                 "smaller cgroup limit)"),
       bool_field("memory", "merge_duplicates", c.memory.merge_duplicates,
                  "train on the samples merged per distinct input: same loss, exact per-input means (games whose inputs repeat)"),
-      int_field("checkpoint", "save_every", c.checkpoint.save_every, 0, 100'000'000, "keep every N-th iteration's checkpoint (0 = only the latest)"),
-      bool_field("checkpoint", "include_memories", c.checkpoint.include_memories, "save the reservoir memories too (exact resume; large)"),
+      int_field("checkpoint", "save_every", c.checkpoint.save_every, 0, 100'000'000,
+                "keep every N-th iteration's checkpoint (0 = only the latest)"),
+      bool_field("checkpoint", "include_memories", c.checkpoint.include_memories,
+                 "save the reservoir memories too (exact resume; large)"),
       bool_field("checkpoint", "keep_snapshots", c.checkpoint.keep_snapshots,
-                 "keep every iteration's advantage (regret) networks in run_dir/snapshots: Single Deep CFR's average strategy, played by snapshots:RUN_DIR and evaluated exactly on kuhn/leduc (exploitability_snapshots)"),
-      int_field("evaluation", "eval_every", c.evaluation.eval_every, 0, 100'000'000, "evaluate every N iterations (0 = only at the end)"),
+                 "keep every iteration's advantage (regret) networks in run_dir/snapshots: Single Deep CFR's average strategy, "
+                 "played by snapshots:RUN_DIR and evaluated exactly on kuhn/leduc (exploitability_snapshots)"),
+      int_field("evaluation", "eval_every", c.evaluation.eval_every, 0, 100'000'000,
+                "evaluate every N iterations (0 = only at the end)"),
       int_field("evaluation", "games", c.evaluation.games, 0, 100'000'000, "games per bot opponent (lost_cities)"),
       list_field("evaluation", "opponents", c.evaluation.opponents, "bots to play (lost_cities)"),
       int_field("evaluation", "max_steps", c.evaluation.max_steps, 1, 100'000'000, "action cap per evaluation game"),
       choice_field("evaluation", "play", c.evaluation.play, {"greedy", "sampled"},
-                   "how the strategy network plays the bots: greedy (argmax of the legal logits) or sampled (its softmax: the average strategy itself)"),
+                   "how the strategy network plays the bots: greedy (argmax of the legal logits) or sampled (its softmax: the "
+                   "average strategy itself)"),
       real_field("distributed", "timeout_seconds", c.distributed.timeout_seconds, 0.1, 1e7,
                  "mpirun runs: a traversal rank that sends nothing this long ends the run, naming it"),
   };
@@ -199,7 +228,8 @@ std::vector<ConfigField> fields(Config& c) {
         OptionValue& ref = c.algorithm_options[name].values.try_emplace(option.name, option.default_value).first->second;
         const std::string h = name + ": " + option.help;
         if (auto* i = std::get_if<std::int64_t>(&ref))
-          a.push_back(int_field(name, option.name, *i, static_cast<std::int64_t>(option.min), static_cast<std::int64_t>(option.max), h));
+          a.push_back(
+              int_field(name, option.name, *i, static_cast<std::int64_t>(option.min), static_cast<std::int64_t>(option.max), h));
         else if (auto* real = std::get_if<double>(&ref))
           a.push_back(real_field(name, option.name, *real, option.min, option.max, h));
         else if (auto* b = std::get_if<bool>(&ref))
@@ -223,11 +253,11 @@ std::vector<ConfigField> fields(Config& c) {
   // or kept). The scheduler keys and the device change only floating-point rounding (none with
   // network.invariant_chunk on one device: docs/deep-cfr.md "Batch invariance").
   static const std::vector<std::string> kOperational = {
-      "run.experiment_name", "run.max_iterations", "run.max_minutes", "run.device", "run.torch_threads",
-      "network.invariant_chunk", "traversal.scheduler", "traversal.parallel_shares", "memory.sample_pipe_blocks",
-      "memory.sample_block_samples", "memory.check_ram", "evaluation.eval_every", "evaluation.games",
-      "evaluation.opponents", "evaluation.max_steps", "evaluation.play", "checkpoint.save_every", "checkpoint.include_memories", "checkpoint.keep_snapshots",
-      "distributed.timeout_seconds"};
+      "run.experiment_name",       "run.max_iterations",          "run.max_minutes",           "run.device",
+      "run.torch_threads",         "network.invariant_chunk",     "traversal.scheduler",       "traversal.parallel_shares",
+      "memory.sample_pipe_blocks", "memory.sample_block_samples", "memory.check_ram",          "evaluation.eval_every",
+      "evaluation.games",          "evaluation.opponents",        "evaluation.max_steps",      "evaluation.play",
+      "checkpoint.save_every",     "checkpoint.include_memories", "checkpoint.keep_snapshots", "distributed.timeout_seconds"};
   for (auto& field : f)
     field.training = field.section.rfind("scheduler.", 0) != 0 &&
                      std::find(kOperational.begin(), kOperational.end(), field.section + "." + field.key) == kOperational.end();
@@ -238,8 +268,7 @@ std::vector<ConfigChange> config_changes(Config& before, Config& after) {
   const auto a = fields(before), b = fields(after);
   std::vector<ConfigChange> out;
   for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i].value() != b[i].value())
-      out.push_back({a[i].section + "." + a[i].key, a[i].value(), b[i].value(), a[i].training});
+    if (a[i].value() != b[i].value()) out.push_back({a[i].section + "." + a[i].key, a[i].value(), b[i].value(), a[i].training});
   return out;
 }
 
@@ -248,8 +277,10 @@ namespace {
 /// Where a key that was removed lives now (empty for a key that never existed).
 std::string moved_key(const std::string& key) {
   static const std::map<std::string, std::string> kMoved = {
-      {"traversal.interleave_width", "the window is a scheduler's option: scheduler.<name>.window, e.g. [scheduler.interleaved] window = 64"},
-      {"traversal.interleave_max_batch", "the batch is a scheduler's option: scheduler.<name>.max_batch, e.g. [scheduler.interleaved] max_batch = 128"},
+      {"traversal.interleave_width",
+       "the window is a scheduler's option: scheduler.<name>.window, e.g. [scheduler.interleaved] window = 64"},
+      {"traversal.interleave_max_batch",
+       "the batch is a scheduler's option: scheduler.<name>.max_batch, e.g. [scheduler.interleaved] max_batch = 128"},
       {"traversal.num_workers", "pooled's option now: [scheduler.pooled] threads = N"},
       {"traversal.deadline_us", "pooled's option now: [scheduler.pooled] deadline_us = N"},
   };
@@ -297,8 +328,7 @@ void apply_table(Config& c, const toml::table& root, const std::string& file, bo
           if (s.rfind(sec + ".", 0) == 0) children.push_back(s.substr(sec.size() + 1));
         if (!known(sub) || !sub_node.is_table())
           throw InputError(fmt::format("{}: unknown section [{}]; [{}] holds one table per {}: {}", at(sub_node), sub, sec,
-                                       sec == "scheduler" ? "registered scheduler with options" : "entry",
-                                       join_names(children)));
+                                       sec == "scheduler" ? "registered scheduler with options" : "entry", join_names(children)));
         apply_section(sub, *sub_node.as_table());
       }
       continue;
@@ -312,9 +342,7 @@ void apply_table(Config& c, const toml::table& root, const std::string& file, bo
 
 }  // namespace
 
-Config load_config(const std::string& path) {
-  return parse_config(read_text_file(path), path);
-}
+Config load_config(const std::string& path) { return parse_config(read_text_file(path), path); }
 
 Config parse_config(std::string_view text, const std::string& path) {
   toml::table root;
@@ -371,8 +399,9 @@ void validate(const Config& c) {
   const std::string where = c.source;
   // It names the run directory, runs/<experiment_name>-<time>: a name, not a path.
   if (c.run.experiment_name.empty() || c.run.experiment_name.find_first_of("/\\") != std::string::npos)
-    throw InputError(fmt::format("{}: run.experiment_name = '{}': must be a non-empty name without '/' (it names the run directory)",
-                                 origin("run.experiment_name"), c.run.experiment_name));
+    throw InputError(
+        fmt::format("{}: run.experiment_name = '{}': must be a non-empty name without '/' (it names the run directory)",
+                    origin("run.experiment_name"), c.run.experiment_name));
   try {
     c.rules.validate();
   } catch (const InputError& e) {
@@ -386,14 +415,15 @@ void validate(const Config& c) {
   const auto bots = lc::bot_names();
   for (const auto& b : c.evaluation.opponents)
     if (std::find(bots.begin(), bots.end(), b) == bots.end())
-      throw InputError(fmt::format("{}: evaluation.opponents has '{}'; valid bots: {}", origin("evaluation.opponents"), b,
-                                   join_names(bots)));
+      throw InputError(
+          fmt::format("{}: evaluation.opponents has '{}'; valid bots: {}", origin("evaluation.opponents"), b, join_names(bots)));
   if (std::find(bots.begin(), bots.end(), c.traversal.opponent_bot) == bots.end())
     throw InputError(fmt::format("{}: traversal.opponent_bot = '{}'; valid bots: {}", origin("traversal.opponent_bot"),
                                  c.traversal.opponent_bot, join_names(bots)));
   if (c.traversal.cutoff_value_mode == "bot_rollout" && c.run.game != "lost_cities")
-    throw InputError(fmt::format("{}: traversal.cutoff_value_mode = 'bot_rollout' needs run.game = 'lost_cities' (a game with bots)",
-                                 origin("traversal.cutoff_value_mode")));
+    throw InputError(
+        fmt::format("{}: traversal.cutoff_value_mode = 'bot_rollout' needs run.game = 'lost_cities' (a game with bots)",
+                    origin("traversal.cutoff_value_mode")));
   if (c.traversal.opponent_policy == "bot" && c.run.game != "lost_cities")
     throw InputError(fmt::format("{}: traversal.opponent_policy = 'bot' needs run.game = 'lost_cities'", where));
   register_builtin_algorithms();

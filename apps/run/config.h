@@ -48,7 +48,7 @@ struct TraversalSection {
   std::string update_order = "simultaneous";
   std::string opponent_bot = "random";
   std::string scheduler = "interleaved";  // its options: Config::scheduler_options
-  int parallel_shares = 1;  // a phase without concurrent training split over this many threads
+  int parallel_shares = 1;                // a phase without concurrent training split over this many threads
 };
 /// [algorithm]: which training algorithm (a registered one: apps/run/algorithm_registry.h).
 struct AlgorithmSection {
@@ -63,7 +63,7 @@ struct OptimizationSection {
   int learning_rate_decay_iterations = 0;  // 0 = constant; else lr / sqrt(1 + (t - 1) / this)
   double weight_decay = 1e-4;
   double grad_clip = 1.0;
-  double ema_decay = 0;  // 0 = publish the trained weights; β = publish their moving average
+  double ema_decay = 0;               // 0 = publish the trained weights; β = publish their moving average
   double advantage_target_scale = 1;  // advantage nets regress on regret / this (regret matching is scale-free)
   bool reinitialize_advantage = false;
   std::string nonfinite_policy = "skip";  // skip | stop (NaN/inf in outputs, targets or losses)
@@ -71,10 +71,10 @@ struct OptimizationSection {
 struct MemorySection {
   std::int64_t advantage_capacity = 2'000'000;
   std::int64_t strategy_capacity = 2'000'000;
-  int sample_pipe_blocks = 8;        // bound of the traversal → memory queue, in blocks
-  int sample_block_samples = 4096;   // samples per block
-  bool check_ram = true;             // refuse memories that cannot fit in this machine's RAM
-  bool merge_duplicates = false;     // train on the samples merged per distinct input (MergedSamples)
+  int sample_pipe_blocks = 8;       // bound of the traversal → memory queue, in blocks
+  int sample_block_samples = 4096;  // samples per block
+  bool check_ram = true;            // refuse memories that cannot fit in this machine's RAM
+  bool merge_duplicates = false;    // train on the samples merged per distinct input (MergedSamples)
 };
 struct EvaluationSection {
   int eval_every = 5;
@@ -114,7 +114,7 @@ struct Config {
   /// [scheduler.<name>]: each registered scheduler's options (sched/scheduler.h), by scheduler
   /// and option name; fields() fills in the declared defaults. Only traversal.scheduler's are used.
   std::map<std::string, std::map<std::string, int>> scheduler_options;
-  std::string source = "(defaults)";  // the file the config came from
+  std::string source = "(defaults)";   // the file the config came from
   std::vector<std::string> overrides;  // the --set assignments applied, in order (errors name them)
 };
 
@@ -122,7 +122,7 @@ struct Config {
 struct ConfigField {
   std::string section, key, help;
   std::function<void(const void* toml_node, const std::string& where)> set;  // toml::node*
-  std::function<std::string()> value;  // as TOML
+  std::function<std::string()> value;                                        // as TOML
   // Whether the key changes what the run computes (samples, training, networks). The others
   // change only how long it runs, how fast or where, what is reported, and what is kept: a
   // resumed run may change them freely (docs/deep-cfr.md "Resume").

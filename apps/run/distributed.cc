@@ -110,8 +110,9 @@ void Distributed::send_to_all(const void* data, std::size_t bytes) {
   const int k = size_ - 1;
   std::vector<MPI_Request> req(static_cast<std::size_t>(k));
   for (int r = 1; r <= k; ++r)
-    check(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, r, kTagControl, MPI_COMM_WORLD, &req[static_cast<std::size_t>(r - 1)]),
-          "MPI_Isend");
+    check(
+        MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, r, kTagControl, MPI_COMM_WORLD, &req[static_cast<std::size_t>(r - 1)]),
+        "MPI_Isend");
   const auto t0 = std::chrono::steady_clock::now();
   for (;;) {
     int done = 0;

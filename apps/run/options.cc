@@ -36,15 +36,21 @@ RunOptions run_options(const Config& c) {
       .torch_threads = c.run.torch_threads,
       .experiment_name = c.run.experiment_name,
       .shape = checkpoint_shape(c),
-      .network = {.hidden_size = c.network.hidden_size, .num_layers = c.network.num_layers,
-                  .activation = c.network.activation, .device = c.run.device, .device_index = 0,
+      .network = {.hidden_size = c.network.hidden_size,
+                  .num_layers = c.network.num_layers,
+                  .activation = c.network.activation,
+                  .device = c.run.device,
+                  .device_index = 0,
                   .invariant_chunk = c.network.invariant_chunk},
       .scheduler = c.traversal.scheduler,
       .scheduler_options = scheduler_options_of(c),
       .pipe = {.capacity_blocks = c.memory.sample_pipe_blocks, .block_samples = c.memory.sample_block_samples},
       .check_ram = c.memory.check_ram,
-      .training = {.learning_rate = op.learning_rate, .weight_decay = op.weight_decay, .grad_clip = op.grad_clip,
-                   .linear_weighting = c.weighting_mode == "lcfr", .ema_decay = op.ema_decay},
+      .training = {.learning_rate = op.learning_rate,
+                   .weight_decay = op.weight_decay,
+                   .grad_clip = op.grad_clip,
+                   .linear_weighting = c.weighting_mode == "lcfr",
+                   .ema_decay = op.ema_decay},
       .learning_rate_decay_iterations = op.learning_rate_decay_iterations,
       .nonfinite = op.nonfinite_policy == "stop" ? NonfinitePolicy::kStop : NonfinitePolicy::kSkip,
       .eval_every = c.evaluation.eval_every,
@@ -61,7 +67,8 @@ RunOptions run_options(const Config& c) {
 
 GameSettings game_settings(const Config& cfg) {
   const AlgorithmInfo algorithm = find_algorithm(cfg.algorithm.name);
-  return {.rules = cfg.rules, .encoding = cfg.encoding,
+  return {.rules = cfg.rules,
+          .encoding = cfg.encoding,
           .opponent_bot = algorithm.opponent_bot ? algorithm.opponent_bot(cfg)
                           : cfg.traversal.opponent_policy == "bot" || cfg.traversal.cutoff_value_mode == "bot_rollout"
                               ? cfg.traversal.opponent_bot

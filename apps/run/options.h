@@ -34,7 +34,7 @@ struct RunOptions {
   CheckpointShape shape;  // the game's name and the networks' shape, as checkpoints record them
   NetworkConfig network;
   std::string scheduler = "interleaved";  // a registered scheduler
-  SchedulerOptions scheduler_options;  // the scheduler's own (sched/scheduler.h)
+  SchedulerOptions scheduler_options;     // the scheduler's own (sched/scheduler.h)
   SamplePipeOptions pipe;
   bool check_ram = true;
   /// [optimization]'s learning rate, weight decay, gradient clip and weight average, with

@@ -43,8 +43,9 @@ std::vector<float> read_snapshot(const std::string& path, std::int64_t expected)
   if (bytes.size() >= kHeader) std::memcpy(&n, bytes.data() + 16, 8);
   if (n < 0 || n > static_cast<std::int64_t>(bytes.size()) ||
       bytes.size() != kHeader + static_cast<std::size_t>(n) * sizeof(float) + kDigest)
-    throw InputError(n < 0 ? fmt::format("{}: {} bytes, shorter than its header (truncated or changed)", path, bytes.size())
-                           : fmt::format("{}: {} bytes, its header promises {} floats (truncated or changed)", path, bytes.size(), n));
+    throw InputError(
+        n < 0 ? fmt::format("{}: {} bytes, shorter than its header (truncated or changed)", path, bytes.size())
+              : fmt::format("{}: {} bytes, its header promises {} floats (truncated or changed)", path, bytes.size(), n));
   const std::string_view body(bytes.data(), bytes.size() - kDigest);
   if (checksum_of(body) != bytes.substr(body.size()))
     throw InputError(fmt::format("{}: checksum mismatch (the file changed since it was written)", path));

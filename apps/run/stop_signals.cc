@@ -11,8 +11,7 @@
 namespace cfr {
 
 struct StopSignals::Impl {
-  Impl(std::atomic<bool>& s, std::string p, std::string w)
-      : stop(s), program(std::move(p)), what_stays(std::move(w)) {}
+  Impl(std::atomic<bool>& s, std::string p, std::string w) : stop(s), program(std::move(p)), what_stays(std::move(w)) {}
 
   void wait() {
     signals.async_wait([this](const boost::system::error_code& ec, int sig) {

@@ -292,8 +292,8 @@ json common_json(const lc::State& s) {
   return {{"phase", s.phase() == lc::Phase::kCard ? "card" : "draw"},
           {"deck", s.deck_size()},
           {"piles", piles_json(s)},
-          {"blocked_pile", s.phase() == lc::Phase::kDraw && s.pending_color() != lc::State::kNoColor ? json(s.pending_color())
-                                                                                                     : json(nullptr)},
+          {"blocked_pile",
+           s.phase() == lc::Phase::kDraw && s.pending_color() != lc::State::kNoColor ? json(s.pending_color()) : json(nullptr)},
           {"moves", s.move_count()},
           {"turn", s.turn_count()},
           {"n_colors", s.rules().n_colors},
@@ -326,7 +326,11 @@ json seat_view(const lc::State& s, int seat) {
   v["legal"] = mine ? legal_json(s) : json::array();
   if (s.is_terminal()) {
     const int a = s.total(seat), b = s.total(1 - seat);
-    v["result"] = {{"you", a}, {"opponent", b}, {"outcome", a > b ? "win" : a < b ? "loss" : "draw"},
+    v["result"] = {{"you", a},
+                   {"opponent", b},
+                   {"outcome", a > b   ? "win"
+                               : a < b ? "loss"
+                                       : "draw"},
                    {"breakdown", score_breakdown(s, seat)}};
   }
   return v;
@@ -375,10 +379,11 @@ void check_time(Clock::time_point deadline, const ReplayLimits& limits) {
 /// The upload's text: itself, or its gzip members decompressed, never more than max_bytes.
 std::string bounded_text(std::string_view body, const ReplayLimits& limits, Clock::time_point deadline) {
   const auto too_large = [&] {
-    return ApiError(413, fmt::format("the transcript is larger than the server's limit of {} MiB (decompressed)",
-                                     limits.max_bytes >> 20));
+    return ApiError(
+        413, fmt::format("the transcript is larger than the server's limit of {} MiB (decompressed)", limits.max_bytes >> 20));
   };
-  const bool gzip = body.size() >= 2 && static_cast<unsigned char>(body[0]) == 0x1f && static_cast<unsigned char>(body[1]) == 0x8b;
+  const bool gzip =
+      body.size() >= 2 && static_cast<unsigned char>(body[0]) == 0x1f && static_cast<unsigned char>(body[1]) == 0x8b;
   if (!gzip) {
     if (body.size() > limits.max_bytes) throw too_large();
     return std::string(body);
@@ -413,7 +418,8 @@ std::string bounded_text(std::string_view body, const ReplayLimits& limits, Cloc
 }  // namespace
 
 json parse_replay_upload(std::string_view body, int k, const ReplayLimits& limits) {
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.max_seconds));
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.max_seconds));
   const std::string text = bounded_text(body, limits, deadline);
   std::vector<lc::ReplayGame> games;
   try {
@@ -448,8 +454,10 @@ json parse_replay_upload(std::string_view body, int k, const ReplayLimits& limit
   }
   json list = json::array();
   for (const auto& x : games)
-    list.push_back({{"game", x.game}, {"bot0", x.bots[0] ? json(*x.bots[0]) : json(nullptr)},
-                    {"bot1", x.bots[1] ? json(*x.bots[1]) : json(nullptr)}, {"actions", x.actions.size()}});
+    list.push_back({{"game", x.game},
+                    {"bot0", x.bots[0] ? json(*x.bots[0]) : json(nullptr)},
+                    {"bot1", x.bots[1] ? json(*x.bots[1]) : json(nullptr)},
+                    {"actions", x.actions.size()}});
   lc::State st = lc::State::from_deck(g.rules, g.deck);
   json frames = json::array();
   frames.push_back({{"step", 0}, {"view", full_view(st)}});

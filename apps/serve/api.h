@@ -23,9 +23,9 @@ struct ApiError : std::runtime_error {
 
 /// The search player's parameters a request may set (docs/serve.md, "Security"): each bounded.
 struct SearchRequest {
-  int k = 3;         // candidates
-  int n = 8;         // deals
-  int cap = 200;     // moves per rollout
+  int k = 3;          // candidates
+  int n = 8;          // deals
+  int cap = 200;      // moves per rollout
   double prior = 20;  // bonus per unit of network probability
 };
 struct SearchLimits {

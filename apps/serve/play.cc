@@ -4,8 +4,8 @@
 #include <iostream>
 #include <random>
 
-#include <boost/asio/post.hpp>
 #include <fmt/format.h>
+#include <boost/asio/post.hpp>
 
 #include "engine/core/errors.h"
 #include "engine/core/rng.h"
@@ -35,8 +35,8 @@ struct GameRoom::Game {
   std::vector<std::string> last_opponent_moves;  // since the person's last move
   Rng opponent_rng{0};
   bool ended_told = false;
-  bool busy = false;           // a turn of it is queued or on a worker
-  std::string ended_message;   // ended by the server (move budget, forfeit): no more moves
+  bool busy = false;          // a turn of it is queued or on a worker
+  std::string ended_message;  // ended by the server (move budget, forfeit): no more moves
   Clock::time_point touched = Clock::now();
 
   // The deck is shuffled once: the transcript records it, the game is dealt from it (as deal() would).
@@ -113,7 +113,8 @@ void GameRoom::create(const NewGameRequest& req, const std::string& client, Done
   if (req.search) {
     if (!offer.network) throw ApiError(422, fmt::format("'{}' is not a network: there is no search over it", req.opponent));
     const SearchRequest& q = *req.search;
-    spec = fmt::format("search:{}?k={}&n={}&cap={}&prior={}", offer.spec.substr(offer.spec.find(':') + 1), q.k, q.n, q.cap, q.prior);
+    spec =
+        fmt::format("search:{}?k={}&n={}&cap={}&prior={}", offer.spec.substr(offer.spec.find(':') + 1), q.k, q.n, q.cap, q.prior);
     key = fmt::format("search {} k={} n={} cap={} prior={}", offer.id, q.k, q.n, q.cap, q.prior);
     label = fmt::format("search over {} (k={}, n={})", offer.label, q.k, q.n);
     slow = true;
@@ -139,7 +140,8 @@ void GameRoom::create(const NewGameRequest& req, const std::string& client, Done
     std::shared_ptr<Game> oldest;
     for (const auto& [id, x] : games_) {
       std::lock_guard glock(x->mu);  // mu_ first, then a game's: never the other way
-      if (!x->busy && Clock::now() - x->touched > std::chrono::minutes(1) && (!oldest || x->touched < oldest->touched)) oldest = x;
+      if (!x->busy && Clock::now() - x->touched > std::chrono::minutes(1) && (!oldest || x->touched < oldest->touched))
+        oldest = x;
     }
     if (!oldest) {
       ++stats_.refused_full;
@@ -151,8 +153,9 @@ void GameRoom::create(const NewGameRequest& req, const std::string& client, Done
   auto it = slots_.find(key);
   if (it == slots_.end()) {
     if (slots_.size() >= opts_.max_opponents) {  // unload an opponent nobody plays
-      auto idle = std::find_if(slots_.begin(), slots_.end(),
-                               [](const auto& kv) { return kv.second->live == 0 && !kv.second->scheduled && kv.second->pending.empty(); });
+      auto idle = std::find_if(slots_.begin(), slots_.end(), [](const auto& kv) {
+        return kv.second->live == 0 && !kv.second->scheduled && kv.second->pending.empty();
+      });
       if (idle == slots_.end())
         throw ApiError(503, fmt::format("the server plays {} distinct opponents at once, its limit; try another or later",
                                         opts_.max_opponents));
@@ -228,7 +231,8 @@ void GameRoom::hint(const std::string& id, Done done) {
       done(500, error_json("the hint agent failed (see the server's log)"));
       return;
     }
-    std::stable_sort(moves.begin(), moves.end(), [](const json& a, const json& b) { return a["p"].get<double>() > b["p"].get<double>(); });
+    std::stable_sort(moves.begin(), moves.end(),
+                     [](const json& a, const json& b) { return a["p"].get<double>() > b["p"].get<double>(); });
     done(200, {{"agent", opts_.hint_label}, {"moves", std::move(moves)}});
   });
 }
@@ -403,9 +407,9 @@ void GameRoom::serve_slot(std::shared_ptr<Slot> s) {
           p.batch->game_ended(g.index, g.state, 1 - g.seat);
           g.ended_told = true;
         } else if (over_budget) {
-          g.ended_message = fmt::format(
-              "the opponent took {:.1f} s for one move, over this server's budget of {:.1f} s: the game is ended",
-              std::chrono::duration<double>(took).count(), std::chrono::duration<double>(opts_.move_budget).count());
+          g.ended_message =
+              fmt::format("the opponent took {:.1f} s for one move, over this server's budget of {:.1f} s: the game is ended",
+                          std::chrono::duration<double>(took).count(), std::chrono::duration<double>(opts_.move_budget).count());
           results[i] = {504, error_json(g.ended_message)};
           if (p.batch) p.batch->game_ended(g.index, g.state, -1);
           g.ended_told = true;

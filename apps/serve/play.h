@@ -48,11 +48,11 @@ using HintFn = std::function<std::vector<float>(const lc::State& state)>;
 
 struct PlayOptions {
   lc::Rules rules{};
-  std::size_t max_games = 1000;                                // live games at once, then the longest idle goes, else 503
-  std::size_t max_games_per_client = 16;                       // live games of one client address, then 429
-  std::chrono::seconds idle_expiry{std::chrono::minutes(10)};  // a game untouched this long is dropped
+  std::size_t max_games = 1000;                                     // live games at once, then the longest idle goes, else 503
+  std::size_t max_games_per_client = 16;                            // live games of one client address, then 429
+  std::chrono::seconds idle_expiry{std::chrono::minutes(10)};       // a game untouched this long is dropped
   std::chrono::milliseconds move_budget{std::chrono::seconds(10)};  // one opponent move, then the game ends
-  std::size_t max_opponents = 32;                              // distinct opponents loaded at once
+  std::size_t max_opponents = 32;                                   // distinct opponents loaded at once
   int fast_workers = 2, slow_workers = 2;
   SearchLimits search_limits;
   HintFn hint;             // empty: no hints (503)
@@ -93,8 +93,8 @@ class GameRoom {
   void expire_idle();
 
   struct Stats {
-    long games_created = 0, opponent_moves = 0, rounds = 0, largest_batch = 0, expired = 0, evicted = 0,
-         over_budget = 0, refused_client_limit = 0, refused_full = 0;
+    long games_created = 0, opponent_moves = 0, rounds = 0, largest_batch = 0, expired = 0, evicted = 0, over_budget = 0,
+         refused_client_limit = 0, refused_full = 0;
   };
   Stats stats() const;
   std::size_t live_games() const;

@@ -4,14 +4,15 @@
 
 #include <chrono>
 #include <csignal>
-#include <random>
-#include <set>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <random>
+#include <set>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -26,7 +27,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
-#include <fmt/format.h>
 
 #include "apps/serve/catalog.h"
 #include "apps/serve/runs.h"
@@ -485,24 +485,32 @@ class Server {
       json j = {{"players", catalog_.list()},
                 {"default", opts_.default_opponent},
                 {"hint", opts_.play.hint ? json(opts_.play.hint_label) : json(nullptr)},
-                {"search", {{"limits", {{"k", {1, l.max_k}}, {"n", {1, l.max_n}}, {"cap", {1, l.max_cap}}, {"prior", {0, l.max_prior}}}},
-                            {"default", {{"k", d.k}, {"n", d.n}}}}}};
+                {"search",
+                 {{"limits", {{"k", {1, l.max_k}}, {"n", {1, l.max_n}}, {"cap", {1, l.max_cap}}, {"prior", {0, l.max_prior}}}},
+                  {"default", {{"k", d.k}, {"n", d.n}}}}}};
       co_return json_response(200, j);
     }
     if (n == 2 && s[1] == "stats") {
       const auto st = room_.stats();
-      co_return json_response(200, {{"live_games", room_.live_games()}, {"games_created", st.games_created},
-                                    {"opponent_moves", st.opponent_moves}, {"rounds", st.rounds},
-                                    {"largest_batch", st.largest_batch}, {"expired", st.expired}, {"evicted", st.evicted},
-                                    {"over_budget", st.over_budget}, {"refused_client_limit", st.refused_client_limit},
-                                    {"refused_full", st.refused_full}, {"connections", connections_.size()},
+      co_return json_response(200, {{"live_games", room_.live_games()},
+                                    {"games_created", st.games_created},
+                                    {"opponent_moves", st.opponent_moves},
+                                    {"rounds", st.rounds},
+                                    {"largest_batch", st.largest_batch},
+                                    {"expired", st.expired},
+                                    {"evicted", st.evicted},
+                                    {"over_budget", st.over_budget},
+                                    {"refused_client_limit", st.refused_client_limit},
+                                    {"refused_full", st.refused_full},
+                                    {"connections", connections_.size()},
                                     {"evicted_connections", evicted_connections_}});
     }
     if (n == 2 && s[1] == "games") {
       if (!post) co_return error(405, "a game is created with POST");
       body_limit();
       const NewGameRequest r = parse_new_game(req.body(), opts_.play.search_limits);
-      auto [status, body] = co_await async_work([&](GameRoom::Done d) { room_.create(r, client, std::move(d)); }, asio::use_awaitable);
+      auto [status, body] =
+          co_await async_work([&](GameRoom::Done d) { room_.create(r, client, std::move(d)); }, asio::use_awaitable);
       co_return json_response(status, body);
     }
     if (n >= 3 && s[1] == "games") {
@@ -515,7 +523,8 @@ class Server {
         if (!post) co_return error(405, "a move is made with POST");
         body_limit();
         const int action = parse_move(req.body(), opts_.play.rules.action_size());
-        auto [status, body] = co_await async_work([&](GameRoom::Done d) { room_.move(id, action, std::move(d)); }, asio::use_awaitable);
+        auto [status, body] =
+            co_await async_work([&](GameRoom::Done d) { room_.move(id, action, std::move(d)); }, asio::use_awaitable);
         co_return json_response(status, body);
       }
       if (n == 4 && s[3] == "abandon") {
@@ -587,8 +596,8 @@ class Server {
       const Target t = parse_target(req.target());
       if (t.segments.size() == 4 && t.segments[0] == "api" && t.segments[1] == "runs" && t.segments[3] == "live")
         run = runs_.find(t.segments[2]);
-      if (const auto f = query_value(t.query, "from"); f && !f->empty() && f->size() < 10 &&
-                                                       f->find_first_not_of("0123456789") == std::string::npos)
+      if (const auto f = query_value(t.query, "from");
+          f && !f->empty() && f->size() < 10 && f->find_first_not_of("0123456789") == std::string::npos)
         from = std::stol(*f);
     } catch (const ApiError&) {
     }
@@ -609,15 +618,18 @@ class Server {
     std::string last_state;
     bool closed = false;
     // Reading is what notices the browser's close frame.
-    asio::co_spawn(ioc_, [&]() -> asio::awaitable<void> {
-      beast::flat_buffer b;
-      for (;;) {
-        auto [rec, rn] = co_await ws.async_read(b, kAwait);
-        if (rec) break;
-        b.consume(b.size());
-      }
-      closed = true;
-    }, asio::detached);
+    asio::co_spawn(
+        ioc_,
+        [&]() -> asio::awaitable<void> {
+          beast::flat_buffer b;
+          for (;;) {
+            auto [rec, rn] = co_await ws.async_read(b, kAwait);
+            if (rec) break;
+            b.consume(b.size());
+          }
+          closed = true;
+        },
+        asio::detached);
     asio::steady_timer timer(ioc_);
     while (!closed) {
       auto lines = tail.read_new();
@@ -669,7 +681,7 @@ class Server {
   };
   std::set<std::shared_ptr<Connection>> connections_;
   long evicted_connections_ = 0;
-  int uploads_ = 0;              // I/O thread only
+  int uploads_ = 0;  // I/O thread only
 };
 
 }  // namespace

@@ -12,12 +12,12 @@
 namespace cfr::serve {
 
 struct ServerOptions {
-  std::string host = "127.0.0.1";  // an IP address (IPv6 with or without brackets) or "localhost"
-  unsigned short port = 8080;      // 0: any free port (printed)
+  std::string host = "127.0.0.1";        // an IP address (IPv6 with or without brackets) or "localhost"
+  unsigned short port = 8080;            // 0: any free port (printed)
   std::vector<std::string> allow_hosts;  // further Host names a request may use (beyond loopback)
   std::vector<std::string> runs;
-  std::string www;       // the pages (apps/serve/www, installed with the build)
-  std::string chart_js;  // Chart.js from the Debian package, served as /vendor/chart.js
+  std::string www;                            // the pages (apps/serve/www, installed with the build)
+  std::string chart_js;                       // Chart.js from the Debian package, served as /vendor/chart.js
   std::size_t max_body = 64 * 1024;           // API requests
   std::size_t max_upload = 16 * 1024 * 1024;  // a transcript to replay, as sent
   ReplayLimits replay;
@@ -25,8 +25,8 @@ struct ServerOptions {
   int request_timeout_s = 30;         // reading one request; a kept-alive connection's idle time
   PlayOptions play;
   PlayerFactory factory;
-  std::vector<Offer> offers;        // bots, shipped models, --opponent extras (runs are added live)
-  std::string default_opponent;     // an offer's id, preselected on the play page
+  std::vector<Offer> offers;     // bots, shipped models, --opponent extras (runs are added live)
+  std::string default_opponent;  // an offer's id, preselected on the play page
 };
 
 /// Serves until SIGINT or SIGTERM, then closes every connection and returns 0. InputError when the

@@ -34,9 +34,10 @@ void check_memories_fit(const Config& cfg, int W, int A, const std::string& wher
   const MemoryNeed need = algorithm.memory(cfg, W, A);
   const MemoryLimit limit = memory_limit();
   if (limit.bytes > 0 && need.bytes > 0.9 * limit.bytes)
-    throw InputError(fmt::format("{}: memory: {} {:.1f} GiB when full ({}), more than 90% of the {:.1f} GiB this process may "
-                                 "use ({}); {} (or set memory.check_ram = false)",
-                                 where, need.what, need.bytes / kGiB, need.detail, limit.bytes / kGiB, limit.source, need.fix));
+    throw InputError(
+        fmt::format("{}: memory: {} {:.1f} GiB when full ({}), more than 90% of the {:.1f} GiB this process may "
+                    "use ({}); {} (or set memory.check_ram = false)",
+                    where, need.what, need.bytes / kGiB, need.detail, limit.bytes / kGiB, limit.source, need.fix));
 }
 
 void apply_test_faults(RunOptions& o, const char* spec) {
@@ -52,8 +53,10 @@ void apply_test_faults(RunOptions& o, const char* spec) {
                  : key == "nonfinite_weights_iteration" ? &o.nonfinite_weights_iteration
                                                         : nullptr;
     if (field == nullptr || value.empty() || value.find_first_not_of("0123456789") != std::string::npos || value.size() > 8)
-      throw InputError(fmt::format("{}='{}': '{}' is not KEY=ITERATION with KEY nonfinite_target_iteration or "
-                                   "nonfinite_weights_iteration", kTestFaultsVariable, text, item));
+      throw InputError(
+          fmt::format("{}='{}': '{}' is not KEY=ITERATION with KEY nonfinite_target_iteration or "
+                      "nonfinite_weights_iteration",
+                      kTestFaultsVariable, text, item));
     *field = std::stoi(value);
     at = end + 1;
   }
@@ -78,11 +81,11 @@ ResumeReport compare_resume(Config& cfg, Config& trained_with, bool memories, in
     if (c.training) training.push_back(fmt::format("{} {} → {}", c.key, c.before, c.after));
   }
   if (!training.empty() && !allow_training_changes)
-    throw InputError(fmt::format(
-        "--resume {}: the checkpoint of iteration {} was trained with other values of keys that change what the run "
-        "computes: {}; the resumed run would not be the same run. Resume without these changes, or pass "
-        "--allow-training-changes to continue with them anyway",
-        run_dir, iteration, join_names(training)));
+    throw InputError(
+        fmt::format("--resume {}: the checkpoint of iteration {} was trained with other values of keys that change what the run "
+                    "computes: {}; the resumed run would not be the same run. Resume without these changes, or pass "
+                    "--allow-training-changes to continue with them anyway",
+                    run_dir, iteration, join_names(training)));
   if (!memories) {
     r.exact = false;
     r.reasons.push_back("the checkpoint has no memories (checkpoint.include_memories = false): they restart empty");
@@ -99,8 +102,10 @@ ResumeReport compare_resume(Config& cfg, Config& trained_with, bool memories, in
 int learn(Trainer& trainer, Config& cfg, const DriverOptions& opts, const std::string& config_toml) {
   const fs::path run_dir(opts.run_dir);
   if (!opts.resume && fs::exists(run_dir / "metrics.jsonl"))
-    throw InputError(fmt::format("run directory {} already holds a run (metrics.jsonl); choose another --run-dir "
-                                 "or continue it with --resume {}", opts.run_dir, opts.run_dir));
+    throw InputError(
+        fmt::format("run directory {} already holds a run (metrics.jsonl); choose another --run-dir "
+                    "or continue it with --resume {}",
+                    opts.run_dir, opts.run_dir));
   if (opts.resume) require_directory(opts.run_dir, "--resume");
   fs::create_directories(run_dir);
   if (!opts.resume) {
@@ -125,16 +130,22 @@ int learn(Trainer& trainer, Config& cfg, const DriverOptions& opts, const std::s
     report = compare_resume(cfg, trained_with, memories, from, opts.allow_training_changes, opts.run_dir);
   }
   const std::string verdict =
-      from == 0      ? "the run had no checkpoint yet: restarting from iteration 1"
-      : report.exact ? fmt::format("resumed from the checkpoint of iteration {}: exact ({}no training key changed: the "
-                                   "same run as an uninterrupted one)", from,
-                                   trainer.resume_needs_memories() ? "memories saved, " : "")
-                     : fmt::format("resumed from the checkpoint of iteration {}: NOT exact: {}", from, join_names(report.reasons));
+      from == 0 ? "the run had no checkpoint yet: restarting from iteration 1"
+      : report.exact
+          ? fmt::format(
+                "resumed from the checkpoint of iteration {}: exact ({}no training key changed: the "
+                "same run as an uninterrupted one)",
+                from, trainer.resume_needs_memories() ? "memories saved, " : "")
+          : fmt::format("resumed from the checkpoint of iteration {}: NOT exact: {}", from, join_names(report.reasons));
   const int part = write_part_config(opts.run_dir, config_toml, verdict);
   write_file_atomic((run_dir / "config.toml").string(), config_toml);
   trim_metrics((run_dir / "metrics.jsonl").string(), from);
-  const nlohmann::json record = {{"resume", {{"part", part}, {"from_iteration", from}, {"exact", from > 0 && report.exact},
-                                             {"not_exact_because", report.reasons}, {"changed_keys", report.changes}}}};
+  const nlohmann::json record = {{"resume",
+                                  {{"part", part},
+                                   {"from_iteration", from},
+                                   {"exact", from > 0 && report.exact},
+                                   {"not_exact_because", report.reasons},
+                                   {"changed_keys", report.changes}}}};
   return trainer.train(from + 1, record, "cfr-run: " + verdict);
 }
 
@@ -162,16 +173,23 @@ int run_training(Config& cfg, const DriverOptions& opts) {
   }
   const std::string config_toml = to_toml(cfg);
   // The networks exist (a bad device is refused) before the run directory is touched.
-  const TrainerIo io{.run_dir = opts.run_dir, .config_toml = config_toml, .stop = opts.stop, .progress = opts.progress,
-                     .dist = opts.dist};
+  const TrainerIo io{
+      .run_dir = opts.run_dir, .config_toml = config_toml, .stop = opts.stop, .progress = opts.progress, .dist = opts.dist};
   const PolicyLoader load_policy = [](const std::string& path, int invariant_chunk) {
     auto p = std::make_shared<CheckpointPolicy>(load_checkpoint_policy(path, invariant_chunk));
     const auto [W, A] = game_widths(p->config);
     GameSettings settings = game_settings(p->config);
-    return FixedPolicy{.owner = p, .evaluator = &p->strategy(), .game = p->config.run.game, .settings = settings,
-                       .input_width = W, .num_actions = A, .iteration = p->iteration, .checkpoint_dir = p->checkpoint_dir,
+    return FixedPolicy{.owner = p,
+                       .evaluator = &p->strategy(),
+                       .game = p->config.run.game,
+                       .settings = settings,
+                       .input_width = W,
+                       .num_actions = A,
+                       .iteration = p->iteration,
+                       .checkpoint_dir = p->checkpoint_dir,
                        .weights = p->weights(),
-                       .hidden_size = p->config.network.hidden_size, .num_layers = p->config.network.num_layers,
+                       .hidden_size = p->config.network.hidden_size,
+                       .num_layers = p->config.network.num_layers,
                        .activation = p->config.network.activation};
   };
   auto trainer = algorithm.make_trainer(

@@ -16,12 +16,12 @@ namespace cfr {
 class Distributed;
 
 struct DriverOptions {
-  std::string run_dir;              // created if missing
-  bool resume = false;              // continue the run in run_dir from its latest checkpoint
-  bool allow_training_changes = false;  // resume with other values of training keys (not the same run)
+  std::string run_dir;                      // created if missing
+  bool resume = false;                      // continue the run in run_dir from its latest checkpoint
+  bool allow_training_changes = false;      // resume with other values of training keys (not the same run)
   const std::atomic<bool>* stop = nullptr;  // set by SIGINT/SIGTERM: finish the current step and return
-  bool progress = false;            // a live progress line on stderr
-  Distributed* dist = nullptr;      // an MPI job of ≥ 2 processes (apps/run/distributed.h), else null
+  bool progress = false;                    // a live progress line on stderr
+  Distributed* dist = nullptr;              // an MPI job of ≥ 2 processes (apps/run/distributed.h), else null
 };
 
 /// The tests' seam for fault injection (never a config key): CFR_TEST_FAULTS =

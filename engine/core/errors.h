@@ -51,10 +51,10 @@ inline std::string join_names(const std::vector<std::string>& names) {
 
 /// Always-on check for API boundaries: throws cfr::CheckError with file:line, the expression and
 /// a formatted message of the offending values.
-#define CFR_CHECK(cond, ...)                                                              \
-  do {                                                                                    \
-    if (!(cond)) [[unlikely]]                                                             \
-      ::cfr::check_failed(__FILE__, __LINE__, #cond, ::fmt::format(__VA_ARGS__));         \
+#define CFR_CHECK(cond, ...)                                                      \
+  do {                                                                            \
+    if (!(cond)) [[unlikely]]                                                     \
+      ::cfr::check_failed(__FILE__, __LINE__, #cond, ::fmt::format(__VA_ARGS__)); \
   } while (0)
 
 /// Debug-only check for hot paths (compiled out with NDEBUG).

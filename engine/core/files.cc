@@ -25,7 +25,8 @@ mode_t file_type(const std::string& path, std::string_view what) {
   if (path.empty()) throw InputError(fmt::format("{}: empty path", what.empty() ? "file" : what));
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
-    throw InputError(fmt::format("{}: {}", prefix(what, path), errno == ENOENT ? "no such file or directory" : std::strerror(errno)));
+    throw InputError(
+        fmt::format("{}: {}", prefix(what, path), errno == ENOENT ? "no such file or directory" : std::strerror(errno)));
   return st.st_mode & S_IFMT;
 }
 

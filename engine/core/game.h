@@ -58,7 +58,7 @@ concept GameState = std::copyable<S> && requires(const S& cs, S& s, int a, int p
   { cs.info_state_size() } -> std::convertible_to<int>;
   cs.encode_info_state(p, out);
   s.apply_action(a);
-  cs.check_invariants();  // throws CheckError when an internal invariant is broken
+  cs.check_invariants();      // throws CheckError when an internal invariant is broken
   s.resample_hidden(p, rng);  // a state `p` cannot tell from this one (same encoding for `p`)
 };
 

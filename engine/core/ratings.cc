@@ -44,8 +44,7 @@ std::vector<std::vector<double>> invert(std::vector<std::vector<double>> m) {
 
 }  // namespace
 
-std::vector<Rating> bradley_terry(const std::vector<std::string>& names, const std::vector<PairResult>& pairs,
-                                  int anchor) {
+std::vector<Rating> bradley_terry(const std::vector<std::string>& names, const std::vector<PairResult>& pairs, int anchor) {
   const int n = static_cast<int>(names.size());
   if (anchor < 0 || anchor >= n) throw std::invalid_argument("ratings: anchor out of range");
   // games[i][j] and score[i][j] (i's score against j), with the prior.

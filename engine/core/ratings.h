@@ -18,15 +18,14 @@ struct PairResult {
 
 struct Rating {
   std::string name;
-  double elo = 0;     // relative to the anchor
+  double elo = 0;         // relative to the anchor
   double lo = 0, hi = 0;  // 95% interval (the anchor's is [0, 0])
-  double score = 0;   // games won + drawn / 2, all opponents
+  double score = 0;       // games won + drawn / 2, all opponents
   int games = 0;
 };
 
 /// Fits ratings for players 0..n-1 (names[i]) from pair results; `anchor` is rated 0. Throws
 /// std::invalid_argument for an index out of range or a pair of a player with itself.
-std::vector<Rating> bradley_terry(const std::vector<std::string>& names, const std::vector<PairResult>& pairs,
-                                  int anchor = 0);
+std::vector<Rating> bradley_terry(const std::vector<std::string>& names, const std::vector<PairResult>& pairs, int anchor = 0);
 
 }  // namespace cfr

@@ -26,8 +26,7 @@ constexpr std::uint64_t mix64(std::uint64_t z) noexcept {
 
 /// A seed for the stream with coordinates (a, b, c) under `seed`. Distinct coordinates give
 /// unrelated streams; the same coordinates always give the same seed.
-constexpr std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0,
-                                    std::uint64_t c = 0) noexcept {
+constexpr std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0) noexcept {
   std::uint64_t h = mix64(seed + 0x9e3779b97f4a7c15ULL);
   h = mix64(h ^ (a + 0x632be59bd9b4e019ULL));
   h = mix64(h ^ (b + 0x85157af5a4a7c3e1ULL));
@@ -95,9 +94,7 @@ class Rng {
   }
 
   /// Uniform double in [0, 1).
-  constexpr double uniform() noexcept {
-    return static_cast<double>(operator()() >> 11) * 0x1.0p-53;
-  }
+  constexpr double uniform() noexcept { return static_cast<double>(operator()() >> 11) * 0x1.0p-53; }
 
   /// The full generator state, for checkpoints.
   struct StateWords {
@@ -109,9 +106,7 @@ class Rng {
   }
 
  private:
-  static constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept {
-    return (x << k) | (x >> (64 - k));
-  }
+  static constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
   std::uint64_t s_[4]{};
 };
 

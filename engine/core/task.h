@@ -133,7 +133,9 @@ template <class A>
 FrameArena* arena_of(A& a) noexcept {
   if constexpr (std::is_same_v<std::remove_cvref_t<A>, FrameArena>) {
     return &a;
-  } else if constexpr (requires { { a.arena() } -> std::same_as<FrameArena&>; }) {
+  } else if constexpr (requires {
+                         { a.arena() } -> std::same_as<FrameArena&>;
+                       }) {
     return &a.arena();
   } else {
     return nullptr;

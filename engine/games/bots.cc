@@ -46,8 +46,13 @@ class DiscardOnlyBot final : public Bot {
 class Decision {
  public:
   Decision(const State& s, const HeuristicThresholds& th)
-      : s_(s), r_(s.rules()), th_(th), p_(s.current_player()), o_(1 - s.current_player()),
-        deck_(s.deck_size()), diff_(s.total(p_) - s.total(o_)) {
+      : s_(s),
+        r_(s.rules()),
+        th_(th),
+        p_(s.current_player()),
+        o_(1 - s.current_player()),
+        deck_(s.deck_size()),
+        diff_(s.total(p_) - s.total(o_)) {
     for (int c = 0; c < r_.n_colors; ++c) opened_ += s.expedition(p_, c).len > 0 ? 1 : 0;
     hand_n_ = s.hand_size(p_);
     for (int i = 0; i < hand_n_; ++i) hand_[i] = s.hand_card(p_, i);
@@ -85,8 +90,7 @@ class Decision {
         if (e.len > 0) {
           double P = e.face_sum + face;
           for (int j = 0; j < H; ++j)
-            if (hand_[j].color() == c && !hand_[j].is_wager() && hand_[j].rank() > x.rank())
-              P += r_.face(hand_[j].rank());
+            if (hand_[j].color() == c && !hand_[j].is_wager() && hand_[j].rank() > x.rank()) P += r_.face(hand_[j].rank());
           v = 7.0 + (th_.top - face);
           if (deck_ <= th_.L)
             v += 2.0 * face;
@@ -100,8 +104,8 @@ class Decision {
           if (!(pl > 0)) continue;
           int n = 0, S = 0, high = 0, hs = 0;
           opener_counts(c, x, n, S, high, hs);
-          v = S + 2.0 * n + 1.5 * hs + pl + r_.expedition_penalty +
-              std::max(0, th_.m - x.rank()) + bonus(c, 0, 1, x) - late_pen();
+          v = S + 2.0 * n + 1.5 * hs + pl + r_.expedition_penalty + std::max(0, th_.m - x.rank()) + bonus(c, 0, 1, x) -
+              late_pen();
         }
         if (best < 0 || v >= best_v) best = 2 * i, best_v = v;
       }
@@ -131,8 +135,7 @@ class Decision {
     for (int i = 0; i < H; ++i) {
       const Card x = hand_[i];
       const bool me_can = mine(x), opp_can = theirs(x);
-      const double v = -vme(x) - vopp(x) + (me_can ? 0.0 : 20.0) + (opp_can ? 0.0 : 6.0) -
-                       ((x.is_wager() && me_can) ? 4.0 : 0.0);
+      const double v = -vme(x) - vopp(x) + (me_can ? 0.0 : 20.0) + (opp_can ? 0.0 : 6.0) - ((x.is_wager() && me_can) ? 4.0 : 0.0);
       if (best < 0 || v >= best_v) best = 2 * i + 1, best_v = v;
     }
     return best;
@@ -218,14 +221,14 @@ class Decision {
         psum += r_.face(y.rank());
       }
     }
-    return 5.0 * (e.len > 0 ? 1 : 0) + 2.0 * e.wagers + 0.25 * e.face_sum + 1.2 * pn + 1.5 * pw +
-           0.15 * psum + 0.05 * bonus(c, 0, 0, std::nullopt);
+    return 5.0 * (e.len > 0 ? 1 : 0) + 2.0 * e.wagers + 0.25 * e.face_sum + 1.2 * pn + 1.5 * pw + 0.15 * psum +
+           0.05 * bonus(c, 0, 0, std::nullopt);
   }
 
   double interest(int c) const {
     const Expedition& e = s_.expedition(o_, c);
-    double v = 5.0 * (e.len > 0 ? 1 : 0) + 2.0 * e.wagers + 0.25 * e.face_sum +
-               0.4 * (e.last_rank > 0 ? r_.face(e.last_rank) : 0);
+    double v =
+        5.0 * (e.len > 0 ? 1 : 0) + 2.0 * e.wagers + 0.25 * e.face_sum + 0.4 * (e.last_rank > 0 ? r_.face(e.last_rank) : 0);
     if (s_.pile_size(c) > 0) {
       const Card t = s_.pile_top(c);
       if (theirs(t)) v += t.is_wager() ? 1.5 : 1.0 + 0.1 * r_.face(t.rank());
@@ -239,8 +242,7 @@ class Decision {
     const int c = x.color();
     const double cm = commit(c);
     if (x.is_wager()) return 7.0 + 1.2 * cm;
-    return 0.8 * r_.face(x.rank()) + cm + (empty(c) ? 0.0 : 7.0) +
-           ((cm >= 6.0 && x.rank() <= th_.m) ? 5.0 : 0.0);
+    return 0.8 * r_.face(x.rank()) + cm + (empty(c) ? 0.0 : 7.0) + ((cm >= 6.0 && x.rank() <= th_.m) ? 5.0 : 0.0);
   }
 
   double vopp(Card x) const {
@@ -258,8 +260,7 @@ class Decision {
     bool strong = n >= th_.min_open && S >= th_.T && (high >= 1 || S >= 0.85 * th_.M);
     bool speculative = opened_ <= 2 && n >= 2 && S >= 0.65 * th_.T && high >= 1;
     bool single_late = deck_ <= th_.D && n >= 1 && fy >= 8;
-    const bool exceptional = n >= th_.min_open + 1 && S >= std::max(th_.B, 1.4 * th_.T) &&
-                             high >= 2 && deck_ > th_.D;
+    const bool exceptional = n >= th_.min_open + 1 && S >= std::max(th_.B, 1.4 * th_.T) && high >= 2 && deck_ > th_.D;
     if (opened_ >= 4) strong = speculative = single_late = false;
     if (strong) return 6.0 + 0.25 * S + 0.8 * n + 0.5 * hs - pen;
     if (speculative) return 3.0 + 0.18 * S + 0.7 * n + 0.4 * hs - pen;
@@ -374,9 +375,8 @@ HeuristicThresholds HeuristicThresholds::derive(const Rules& r, const HeuristicP
 }
 
 std::vector<std::string> bot_names() {
-  return {"random",           "discard_only",      "heuristic_balanced",
-          "heuristic_aggressive", "heuristic_cautious", "heuristic_noisy",
-          "heuristic_expert"};
+  return {"random",          "discard_only",    "heuristic_balanced", "heuristic_aggressive", "heuristic_cautious",
+          "heuristic_noisy", "heuristic_expert"};
 }
 
 std::unique_ptr<Bot> make_bot(std::string_view name, const Rules& rules) {

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/games/lost_cities.h"
 #include "engine/core/rng.h"
+#include "engine/games/lost_cities.h"
 
 namespace cfr::lc {
 
@@ -35,28 +35,34 @@ struct HeuristicParams {
 
   static HeuristicParams balanced() { return {}; }
   static HeuristicParams aggressive() {
-    return {.open_target_ratio = 0.42, .open_min_card_ratio = 0.30, .wager_multiplier = 1.00,
-            .wager_min_card_ratio = 0.25, .late_open_block_ratio = 0.12};
+    return {.open_target_ratio = 0.42,
+            .open_min_card_ratio = 0.30,
+            .wager_multiplier = 1.00,
+            .wager_min_card_ratio = 0.25,
+            .late_open_block_ratio = 0.12};
   }
   static HeuristicParams cautious() {
-    return {.open_target_ratio = 0.62, .open_min_card_ratio = 0.50, .wager_multiplier = 1.35,
-            .wager_min_card_ratio = 0.45, .late_open_block_ratio = 0.30};
+    return {.open_target_ratio = 0.62,
+            .open_min_card_ratio = 0.50,
+            .wager_multiplier = 1.35,
+            .wager_min_card_ratio = 0.45,
+            .late_open_block_ratio = 0.30};
   }
 };
 
 /// Thresholds derived from the rules and the parameters (the bracketed values of §3).
 struct HeuristicThresholds {
-  int m = 0;             // middle rank
-  double M = 0;          // face sum of one color's numerics
-  double B = 0;          // −expedition_penalty
-  int top = 0;           // min_rank + n_ranks
-  double T = 0;          // open target
+  int m = 0;     // middle rank
+  double M = 0;  // face sum of one color's numerics
+  double B = 0;  // −expedition_penalty
+  int top = 0;   // min_rank + n_ranks
+  double T = 0;  // open target
   int min_open = 0;
   int wager_min = 0;
   double wager_sum = 0;
-  int L = 0;             // late deck size
-  int D = 0;             // mid deck size
-  int block = 0;         // no new expedition at or below this deck size
+  int L = 0;      // late deck size
+  int D = 0;      // mid deck size
+  int block = 0;  // no new expedition at or below this deck size
   bool bonus_possible = false;
 
   static HeuristicThresholds derive(const Rules& r, const HeuristicParams& p);

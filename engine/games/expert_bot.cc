@@ -26,8 +26,13 @@ void sort_desc(T* a, int n) {
 class ExpertDecision {
  public:
   ExpertDecision(const State& s, const ExpertParams& P, const Counts& known)
-      : s_(s), r_(s.rules()), P_(P), p_(s.current_player()), o_(1 - s.current_player()),
-        d_(s.deck_size()), card_phase_(s.phase() == Phase::kCard) {
+      : s_(s),
+        r_(s.rules()),
+        P_(P),
+        p_(s.current_player()),
+        o_(1 - s.current_player()),
+        d_(s.deck_size()),
+        card_phase_(s.phase() == Phase::kCard) {
     hn_ = s.hand_size(p_);
     for (int i = 0; i < hn_; ++i) hand_[i] = s.hand_card(p_, i);
     B_ = -r_.expedition_penalty;
@@ -80,8 +85,7 @@ class ExpertDecision {
           double gap = 0;
           for (int j = 0; j < hn_; ++j) {
             const Card y = hand_[j];
-            if (y.color() == c && !y.is_wager() && y.rank() > e.last_rank && y.rank() < x.rank())
-              gap += face(y) * mult;
+            if (y.color() == c && !y.is_wager() && y.rank() > e.last_rank && y.rank() < x.rank()) gap += face(y) * mult;
           }
           if (!scarce_)
             for (int k = e.last_rank + 1; k < x.rank(); ++k)
@@ -98,8 +102,7 @@ class ExpertDecision {
               if (y.color() == c && !y.is_wager() && y.rank() < x.rank()) gap += face(y);
             }
             if (!scarce_)
-              for (int k = 1; k < x.rank(); ++k)
-                gap += unseen_[c][k] * p_draw_ * r_.face(k) * P_.future_factor;
+              for (int k = 1; k < x.rank(); ++k) gap += unseen_[c][k] * p_draw_ * r_.face(k) * P_.future_factor;
             consider(2 * i, -(v - margin) + gap);
           }
         }
@@ -121,8 +124,7 @@ class ExpertDecision {
       if (s_.total(p_) > s_.total(o_)) return deck_a;
     }
     const bool ahead = diff_est_ > 0;
-    const double tempo = ahead ? P_.run_weight * lateness_
-                               : (useful_ > 0 && may_prolong_ ? -P_.prolong_weight * lateness_ : 0.0);
+    const double tempo = ahead ? P_.run_weight * lateness_ : (useful_ > 0 && may_prolong_ ? -P_.prolong_weight * lateness_ : 0.0);
     double best = -std::numeric_limits<double>::infinity();
     int best_a = -1;
     if (mask_has(legal, deck_a)) {

@@ -17,27 +17,27 @@ namespace cfr::lc {
 
 /// Weights of heuristic_expert (points unless said otherwise). The defaults are the shipped bot.
 struct ExpertParams {
-  double future_factor = 0.8;     // weight of the expected value of cards still to be drawn
-  double open_margin = 4.0;       // an expedition opens only when its projected score exceeds this
-  double open_extra = 4.0;        // ... plus this per expedition already open beyond free_opens
+  double future_factor = 0.8;  // weight of the expected value of cards still to be drawn
+  double open_margin = 4.0;    // an expedition opens only when its projected score exceeds this
+  double open_extra = 4.0;     // ... plus this per expedition already open beyond free_opens
   int free_opens = 2;
-  double wager_margin = 6.0;      // a wager needs (projected sum − 20) ≥ this per multiplier
-  double wager_deck_ratio = 0.45; // ... and the deck above this share of all cards
-  int wager_min_cards = 2;        // ... and this many numerics of its colour in hand
-  double tempo = 2.0;             // bonus for playing a card now rather than later
-  double scarce_tempo = 4.0;      // extra bonus when turns are short for the cards to play
-  double dead_bonus = 0.5;        // preference for discarding a card dead for both sides
-  double gift_open = 1.0;         // a discard the opponent can play on an open expedition: face·mult·this
-  double gift_open_flat = 6.0;    // ... plus this
-  double gift_closed = 0.25;      // a discard the opponent could use to open: face·this
-  double gift_known = 1.5;        // ... plus this per card of that colour known in the opponent's hand
-  double option_value = 0.15;     // value of a card of an unopened colour: face·this (early game)
-  double deny = 0.5;              // weight of keeping a pile top from the opponent
-  double hold_cost = 2.0;         // cost of taking a card I cannot use
-  double deck_speculative = 0.5;  // weight of an unopened colour's cards in the deck draw's value
-  double late_ratio = 0.35;       // the end game: deck below this share of all cards
-  double run_weight = 4.0;        // end game: deck-draw bonus when ahead (pile-draw malus)
-  double prolong_weight = 4.0;    // end game: pile-draw bonus when behind with cards to play
+  double wager_margin = 6.0;       // a wager needs (projected sum − 20) ≥ this per multiplier
+  double wager_deck_ratio = 0.45;  // ... and the deck above this share of all cards
+  int wager_min_cards = 2;         // ... and this many numerics of its colour in hand
+  double tempo = 2.0;              // bonus for playing a card now rather than later
+  double scarce_tempo = 4.0;       // extra bonus when turns are short for the cards to play
+  double dead_bonus = 0.5;         // preference for discarding a card dead for both sides
+  double gift_open = 1.0;          // a discard the opponent can play on an open expedition: face·mult·this
+  double gift_open_flat = 6.0;     // ... plus this
+  double gift_closed = 0.25;       // a discard the opponent could use to open: face·this
+  double gift_known = 1.5;         // ... plus this per card of that colour known in the opponent's hand
+  double option_value = 0.15;      // value of a card of an unopened colour: face·this (early game)
+  double deny = 0.5;               // weight of keeping a pile top from the opponent
+  double hold_cost = 2.0;          // cost of taking a card I cannot use
+  double deck_speculative = 0.5;   // weight of an unopened colour's cards in the deck draw's value
+  double late_ratio = 0.35;        // the end game: deck below this share of all cards
+  double run_weight = 4.0;         // end game: deck-draw bonus when ahead (pile-draw malus)
+  double prolong_weight = 4.0;     // end game: pile-draw bonus when behind with cards to play
 };
 
 /// The bot; its name is heuristic_expert (registered in make_bot and bot_names).

@@ -19,18 +19,18 @@
 // two included first in that mode, and its environment.hpp (find_executable) does not compile in
 // it, hence find_on_path below.
 #define BOOST_PROCESS_USE_STD_FS 1
-#include <type_traits>
-#include <boost/optional.hpp>
+#include <fmt/format.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/readable_pipe.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/writable_pipe.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/optional.hpp>
 #include <boost/process/v2/process.hpp>
 #include <boost/process/v2/stdio.hpp>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 #include "engine/core/errors.h"
 #include "engine/games/replay.h"
@@ -73,8 +73,8 @@ std::string external_log_name(std::string_view command) {
   std::string s;
   for (const char ch : command) {
     if (s.size() == 80) break;
-    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
-                    ch == '_' || ch == '-';
+    const bool ok =
+        (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
     s.push_back(ok ? ch : '_');
   }
   return "external-" + s + ".log";
@@ -199,9 +199,9 @@ class ExternalPlayer final : public BatchBot {
         argv_(split_command(command)),
         rules_(rules),
         opts_(opts),
-        log_path_((std::filesystem::path(opts.log_dir.empty() ? default_player_log_dir() : opts.log_dir) /
-                   external_log_name(command))
-                      .string()) {
+        log_path_(
+            (std::filesystem::path(opts.log_dir.empty() ? default_player_log_dir() : opts.log_dir) / external_log_name(command))
+                .string()) {
     rules_.validate();
     if (!(opts.move_timeout_s > 0) || !(opts.start_timeout_s > 0))
       throw InputError(fmt::format("{}: the move and start timeouts must be > 0 seconds", name_));
@@ -219,7 +219,8 @@ class ExternalPlayer final : public BatchBot {
 
   ~ExternalPlayer() override {
     if (!proc_) return;
-    out_buf_ = R"({"type":"quit"})" "\n";
+    out_buf_ = R"({"type":"quit"})"
+               "\n";
     (void)run_io(1.0, nullptr);
     boost::system::error_code ec;
     in_->close(ec);
@@ -233,14 +234,18 @@ class ExternalPlayer final : public BatchBot {
     Game& g = games_[game];
     g = Game{.uid = next_uid_++, .seat = seat, .generation = generation_, .cause = restart_failure_};
     if (g.cause.empty())
-      fmt::format_to(std::back_inserter(out_buf_), R"({{"type":"start","game":{},"index":{},"seat":{},"seed":{}}})" "\n",
+      fmt::format_to(std::back_inserter(out_buf_),
+                     R"({{"type":"start","game":{},"index":{},"seat":{},"seed":{}}})"
+                     "\n",
                      g.uid, game, seat, seed);
   }
 
   void move_made(int game, const State& before, int action) override {
     const auto it = games_.find(game);
     if (it == games_.end() || !live(it->second) || before.current_player() == it->second.seat) return;
-    fmt::format_to(std::back_inserter(out_buf_), R"({{"type":"move","game":{},"player":{},"action":{},"name":"{}"}})" "\n",
+    fmt::format_to(std::back_inserter(out_buf_),
+                   R"({{"type":"move","game":{},"player":{},"action":{},"name":"{}"}})"
+                   "\n",
                    it->second.uid, before.current_player(), action, action_name(before, action));
   }
 
@@ -256,15 +261,20 @@ class ExternalPlayer final : public BatchBot {
                                              : "draw";
       const char* reason = forfeited_by >= 0 ? "forfeit" : final.is_terminal() ? "finished" : "action_cap";
       fmt::format_to(std::back_inserter(out_buf_),
-                     R"({{"type":"end","game":{},"my_score":{},"their_score":{},"result":"{}","reason":"{}"}})" "\n", g.uid,
-                     mine, theirs, result, reason);
+                     R"({{"type":"end","game":{},"my_score":{},"their_score":{},"result":"{}","reason":"{}"}})"
+                     "\n",
+                     g.uid, mine, theirs, result, reason);
     }
     games_.erase(it);
   }
 
   void match_ended() override {
     for (const auto& [k, g] : games_)
-      if (known(g)) fmt::format_to(std::back_inserter(out_buf_), R"({{"type":"end","game":{},"reason":"abandoned"}})" "\n", g.uid);
+      if (known(g))
+        fmt::format_to(std::back_inserter(out_buf_),
+                       R"({{"type":"end","game":{},"reason":"abandoned"}})"
+                       "\n",
+                       g.uid);
     games_.clear();
     if (proc_ && !out_buf_.empty()) {
       const IoEnd e = run_io(opts_.move_timeout_s, nullptr);
@@ -362,7 +372,8 @@ class ExternalPlayer final : public BatchBot {
     const auto id = action->get<std::int64_t>();
     if (id < 0 || id >= s.num_distinct_actions() || ((s.legal_mask() >> id) & 1) == 0) {
       std::string legal;
-      for (ActionMask m = s.legal_mask(); m != 0; m &= m - 1) legal += fmt::format("{}{}", legal.empty() ? "" : ",", std::countr_zero(m));
+      for (ActionMask m = s.legal_mask(); m != 0; m &= m - 1)
+        legal += fmt::format("{}{}", legal.empty() ? "" : ",", std::countr_zero(m));
       forfeit(a, actions, fmt::format("illegal action {} in answer {} (legal: {})", id, quoted(line), legal));
       return;
     }
@@ -432,7 +443,8 @@ class ExternalPlayer final : public BatchBot {
       });
     }
     if (!done) read_more();
-    timer.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout_s)));
+    timer.expires_after(
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout_s)));
     timer.async_wait([&](const boost::system::error_code& ec) {
       if (!ec) finish(IoEnd::kTimeout);
     });
@@ -564,16 +576,16 @@ class ExternalPlayer final : public BatchBot {
   ExternalOptions opts_;
   std::string log_path_;
   asio::io_context ctx_;
-  std::optional<asio::writable_pipe> in_;  // the player's stdin
+  std::optional<asio::writable_pipe> in_;   // the player's stdin
   std::optional<asio::readable_pipe> out_;  // the player's stdout
   std::optional<bp::process> proc_;
-  int generation_ = 0;  // processes started so far
+  int generation_ = 0;     // processes started so far
   bool encoding_ = false;  // the player asked for the encoding in its ready
   bool unwritten_ = false;
   std::string restart_failure_;
   std::string out_buf_, read_buf_;
   std::uint64_t next_uid_ = 1;
-  std::unordered_map<int, Game> games_;                 // by the match's game index
+  std::unordered_map<int, Game> games_;                  // by the match's game index
   std::unordered_map<std::uint64_t, Awaited> awaiting_;  // by uid, during choose_actions
 };
 

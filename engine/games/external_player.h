@@ -60,7 +60,6 @@ std::string decision_message(const State& s, std::uint64_t game, bool with_encod
 
 /// Starts the player and exchanges the hello. InputError naming the command when it cannot be
 /// run or does not answer the hello as the protocol says (the log file has its stderr).
-std::unique_ptr<BatchBot> make_external_player(std::string_view command, const Rules& rules,
-                                               const ExternalOptions& opts = {});
+std::unique_ptr<BatchBot> make_external_player(std::string_view command, const Rules& rules, const ExternalOptions& opts = {});
 
 }  // namespace cfr::lc

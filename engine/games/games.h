@@ -17,17 +17,17 @@
 #include <fmt/format.h>
 
 #include "engine/core/errors.h"
-#include "engine/tabular/game_tree.h"
 #include "engine/games/kuhn.h"
 #include "engine/games/leduc.h"
 #include "engine/games/lost_cities.h"
+#include "engine/tabular/game_tree.h"
 #include "engine/traversal/traversal_games.h"
 
 namespace cfr {
 
 /// One game: its state type and traversal adapter (both checked here, at compile time).
 template <GameState S, TraversalAdapter A>
-  requires std::same_as<typename A::State, S>
+requires std::same_as<typename A::State, S>
 struct GameRegistration {
   using State = S;
   using Adapter = A;
@@ -39,9 +39,9 @@ template <class... Registrations>
 struct GameList {};
 
 /// The games of the engine.
-using BuiltinGames = GameList<GameRegistration<lc::State, LostCitiesTraversalGame>,
-                              GameRegistration<kuhn::State, SmallTraversalGame<kuhn::State>>,
-                              GameRegistration<leduc::State, SmallTraversalGame<leduc::State>>>;
+using BuiltinGames =
+    GameList<GameRegistration<lc::State, LostCitiesTraversalGame>, GameRegistration<kuhn::State, SmallTraversalGame<kuhn::State>>,
+             GameRegistration<leduc::State, SmallTraversalGame<leduc::State>>>;
 
 /// A registry with more games: `ExtendedGames<BuiltinGames, GameRegistration<MyState, MyAdapter>>`
 /// (the tests register a game of their own this way; docs/adding-a-game.md).

@@ -6,9 +6,7 @@
 
 namespace cfr::leduc {
 
-bool State::is_chance_node() const noexcept {
-  return !finished_ && (private_[1] < 0 || (round_ == 1 && public_ < 0));
-}
+bool State::is_chance_node() const noexcept { return !finished_ && (private_[1] < 0 || (round_ == 1 && public_ < 0)); }
 
 int State::current_player() const noexcept { return is_chance_node() ? kChancePlayer : player_; }
 
@@ -65,8 +63,8 @@ void State::apply_action(int action) {
     return;
   }
   if (action < 0 || action > 2 || !mask_has(legal_mask(), action))
-    throw IllegalActionError(fmt::format("leduc: illegal action {} for player {} in round {} (legal mask {:#x})",
-                                         action, static_cast<int>(player_), round_ + 1, legal_mask()));
+    throw IllegalActionError(fmt::format("leduc: illegal action {} for player {} in round {} (legal mask {:#x})", action,
+                                         static_cast<int>(player_), round_ + 1, legal_mask()));
   const int me = player_, opp = 1 - player_;
   const bool first_of_round = hlen_[round_] == 0;
   history_[round_][hlen_[round_]++] = static_cast<std::int8_t>(action);

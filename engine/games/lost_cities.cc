@@ -21,27 +21,22 @@ void require(bool ok, const char* knob, int value, const char* rule) {
 }  // namespace
 
 void Rules::validate() const {
-  require(n_colors > 0 && n_colors <= kMaxColors, "n_colors", n_colors,
-          fmt::format("in [1, {}]", kMaxColors).c_str());
-  require(n_ranks > 0 && n_ranks <= kMaxRanks, "n_ranks", n_ranks,
-          fmt::format("in [1, {}]", kMaxRanks).c_str());
+  require(n_colors > 0 && n_colors <= kMaxColors, "n_colors", n_colors, fmt::format("in [1, {}]", kMaxColors).c_str());
+  require(n_ranks > 0 && n_ranks <= kMaxRanks, "n_ranks", n_ranks, fmt::format("in [1, {}]", kMaxRanks).c_str());
   require(min_rank > 0, "min_rank", min_rank, "> 0");
   require(n_handshakes >= 0 && n_handshakes <= kMaxHandshakes, "n_handshakes", n_handshakes,
           fmt::format("in [0, {}]", kMaxHandshakes).c_str());
-  require(hand_size > 0 && hand_size <= kMaxHandSize, "hand_size", hand_size,
-          fmt::format("in [1, {}]", kMaxHandSize).c_str());
+  require(hand_size > 0 && hand_size <= kMaxHandSize, "hand_size", hand_size, fmt::format("in [1, {}]", kMaxHandSize).c_str());
   require(bonus_threshold > 0, "bonus_threshold", bonus_threshold, "> 0");
   if (deck_size() < 2 * hand_size)
-    throw InputError(fmt::format(
-        "invalid rules: deck size n_colors·(n_ranks+n_handshakes) = {} must be ≥ 2·hand_size = {}",
-        deck_size(), 2 * hand_size));
+    throw InputError(fmt::format("invalid rules: deck size n_colors·(n_ranks+n_handshakes) = {} must be ≥ 2·hand_size = {}",
+                                 deck_size(), 2 * hand_size));
   // Faces and scores are stored in 16 bits.
   // (min_rank ≤ 1000 − n_ranks, not min_rank + n_ranks ≤ 1000: the sum overflows for huge min_rank.)
   require(min_rank <= 1000 - n_ranks, "min_rank", min_rank, "≤ 1000 − n_ranks");
-  require(expedition_penalty >= -1000 && expedition_penalty <= 1000, "expedition_penalty",
-          expedition_penalty, "in [−1000, 1000]");
-  require(bonus_amount >= -1000 && bonus_amount <= 1000, "bonus_amount", bonus_amount,
+  require(expedition_penalty >= -1000 && expedition_penalty <= 1000, "expedition_penalty", expedition_penalty,
           "in [−1000, 1000]");
+  require(bonus_amount >= -1000 && bonus_amount <= 1000, "bonus_amount", bonus_amount, "in [−1000, 1000]");
   // The largest expedition score, (all faces + |penalty|) · (1 + wagers) + |bonus|, must fit too.
   const int max_faces = n_ranks * min_rank + n_ranks * (n_ranks - 1) / 2;
   const int max_score = (max_faces + std::abs(expedition_penalty)) * (1 + n_handshakes) + std::abs(bonus_amount);
@@ -56,8 +51,7 @@ int card_id(const Rules& r, Card c) noexcept { return c.color() * (r.n_ranks + 1
 
 Card card_from_id(const Rules& r, int id) {
   const int n = r.n_colors * (r.n_ranks + 1);
-  if (id < 0 || id >= n)
-    throw InputError(fmt::format("card id {} out of range [0, {})", id, n));
+  if (id < 0 || id >= n) throw InputError(fmt::format("card id {} out of range [0, {})", id, n));
   return Card::make(id / (r.n_ranks + 1), id % (r.n_ranks + 1));
 }
 
@@ -117,8 +111,7 @@ State State::deal(const Rules& rules, std::uint64_t seed) {
 State State::from_deck(const Rules& rules, std::span<const int> deck_ids) {
   rules.validate();
   if (static_cast<int>(deck_ids.size()) != rules.deck_size())
-    throw InputError(fmt::format("deck has {} cards; the rules need {}", deck_ids.size(),
-                                 rules.deck_size()));
+    throw InputError(fmt::format("deck has {} cards; the rules need {}", deck_ids.size(), rules.deck_size()));
   State s;
   s.rules_ = rules;
   std::array<std::array<int, kMaxRanks + 1>, kMaxColors> counts{};
@@ -132,8 +125,7 @@ State State::from_deck(const Rules& rules, std::span<const int> deck_ids) {
     s.deck_[i] = c;
     const int expected = c.is_wager() ? rules.n_handshakes : 1;
     if (++counts[c.color()][c.rank()] > expected)
-      throw InputError(fmt::format("deck[{}]: card id {} appears more than {} time(s)", i,
-                                   deck_ids[i], expected));
+      throw InputError(fmt::format("deck[{}]: card id {} appears more than {} time(s)", i, deck_ids[i], expected));
   }
   s.deck_len_ = static_cast<std::uint8_t>(deck_ids.size());
   for (int round = 0; round < rules.hand_size; ++round)
@@ -166,10 +158,9 @@ ActionMask State::legal_mask() const noexcept {
 }
 
 void State::throw_illegal(int action) const {
-  throw IllegalActionError(fmt::format(
-      "illegal action {} for player {} in the {} phase at move {} (legal mask {:#x})", action,
-      static_cast<int>(current_player_), phase_ == Phase::kCard ? "CARD" : "DRAW", move_count_,
-      legal_mask()));
+  throw IllegalActionError(fmt::format("illegal action {} for player {} in the {} phase at move {} (legal mask {:#x})", action,
+                                       static_cast<int>(current_player_), phase_ == Phase::kCard ? "CARD" : "DRAW", move_count_,
+                                       legal_mask()));
 }
 
 void State::apply_action(int action) {
@@ -229,8 +220,7 @@ void State::apply_action(int action) {
       c = deck_[--deck_len_];
     } else {
       const int color = action - base - 1;
-      if (color < 0 || color >= rules_.n_colors || pile_len_[color] == 0 || color == pending_color_)
-        throw_illegal(action);
+      if (color < 0 || color >= rules_.n_colors || pile_len_[color] == 0 || color == pending_color_) throw_illegal(action);
       c = pile_[color][--pile_len_[color]];
       if (pile_len_[color] == 0) nonempty_piles_ = static_cast<std::uint8_t>(nonempty_piles_ & ~(1U << color));
       --public_count_[color][c.rank()];
@@ -250,8 +240,7 @@ void State::check_invariants() const {
   std::array<std::array<int, kMaxRanks + 1>, kMaxColors> counts{};
   std::array<std::array<int, kMaxRanks + 1>, kMaxColors> pub{};
   auto count = [&](Card c, const char* where) {
-    CFR_CHECK(c.color() < r.n_colors && c.rank() <= r.n_ranks, "bad card byte {:#x} in {}", c.v,
-              where);
+    CFR_CHECK(c.color() < r.n_colors && c.rank() <= r.n_ranks, "bad card byte {:#x} in {}", c.v, where);
     ++counts[c.color()][c.rank()];
   };
   for (int i = 0; i < deck_len_; ++i) count(deck_[i], "deck");
@@ -277,19 +266,16 @@ void State::check_invariants() const {
           CFR_CHECK(re.last_rank == 0, "wager after a numeric in expedition {} of player {}", c, p);
           ++re.wagers;
         } else {
-          CFR_CHECK(k.rank() > re.last_rank, "ranks not increasing in expedition {} of player {}",
-                    c, p);
+          CFR_CHECK(k.rank() > re.last_rank, "ranks not increasing in expedition {} of player {}", c, p);
           re.last_rank = static_cast<std::uint8_t>(k.rank());
           re.face_sum = static_cast<std::int16_t>(re.face_sum + r.face(k.rank()));
         }
         ++re.len;
       }
-      const int from_scratch =
-          score_expedition(r, std::span<const Card>(exp_cards_[p][c].data(), e.len));
+      const int from_scratch = score_expedition(r, std::span<const Card>(exp_cards_[p][c].data(), e.len));
       CFR_CHECK(re.wagers == e.wagers && re.last_rank == e.last_rank && re.face_sum == e.face_sum,
                 "expedition {} of player {} summary differs from its cards", c, p);
-      CFR_CHECK(from_scratch == e.score, "expedition {} of player {}: score {} but recomputed {}", c,
-                p, e.score, from_scratch);
+      CFR_CHECK(from_scratch == e.score, "expedition {} of player {}: score {} but recomputed {}", c, p, e.score, from_scratch);
       total += from_scratch;
     }
     CFR_CHECK(total == total_[p], "player {} total {} but recomputed {}", p, total_[p], total);
@@ -300,36 +286,30 @@ void State::check_invariants() const {
   for (int c = 0; c < r.n_colors; ++c)
     for (int k = 0; k <= r.n_ranks; ++k) {
       const int expected = k == 0 ? r.n_handshakes : 1;
-      CFR_CHECK(counts[c][k] == expected, "card (color {}, rank {}) occurs {} times, expected {}",
-                c, k, counts[c][k], expected);
-      CFR_CHECK(pub[c][k] == public_count_[c][k], "public count of (color {}, rank {}) is {}, recomputed {}",
-                c, k, public_count_[c][k], pub[c][k]);
+      CFR_CHECK(counts[c][k] == expected, "card (color {}, rank {}) occurs {} times, expected {}", c, k, counts[c][k], expected);
+      CFR_CHECK(pub[c][k] == public_count_[c][k], "public count of (color {}, rank {}) is {}, recomputed {}", c, k,
+                public_count_[c][k], pub[c][k]);
     }
   const int p = current_player_;
   const int expected_hand = phase_ == Phase::kCard ? r.hand_size : r.hand_size - 1;
   if (deck_len_ != 0) {
-    CFR_CHECK(hand_len_[p] == expected_hand, "mover's hand holds {}, expected {}", hand_len_[p],
-              expected_hand);
-    CFR_CHECK(hand_len_[1 - p] == r.hand_size, "other hand holds {}, expected {}",
-              hand_len_[1 - p], r.hand_size);
+    CFR_CHECK(hand_len_[p] == expected_hand, "mover's hand holds {}, expected {}", hand_len_[p], expected_hand);
+    CFR_CHECK(hand_len_[1 - p] == r.hand_size, "other hand holds {}, expected {}", hand_len_[1 - p], r.hand_size);
   }
-  CFR_CHECK(phase_ == Phase::kDraw || pending_color_ == kNoColor,
-            "pending color {} set outside the DRAW phase", pending_color_);
+  CFR_CHECK(phase_ == Phase::kDraw || pending_color_ == kNoColor, "pending color {} set outside the DRAW phase", pending_color_);
   for (int q = 0; q < 2; ++q) {
-    CFR_CHECK((known_[q] >> hand_len_[q]) == 0, "player {} has known-card bits {:#x} beyond its {} hand cards", q,
-              known_[q], hand_len_[q]);
+    CFR_CHECK((known_[q] >> hand_len_[q]) == 0, "player {} has known-card bits {:#x} beyond its {} hand cards", q, known_[q],
+              hand_len_[q]);
     // Only pile draws make cards known, one per turn at most.
-    CFR_CHECK(std::popcount(static_cast<unsigned>(known_[q])) <= turn_count_,
-              "player {} has {} known cards after {} turns", q, std::popcount(static_cast<unsigned>(known_[q])),
-              turn_count_);
+    CFR_CHECK(std::popcount(static_cast<unsigned>(known_[q])) <= turn_count_, "player {} has {} known cards after {} turns", q,
+              std::popcount(static_cast<unsigned>(known_[q])), turn_count_);
   }
 }
 
 int State::known_count(int p, int color, int rank) const noexcept {
   const Card x = Card::make(color, rank);
   int n = 0;
-  for (unsigned m = known_[p]; m != 0; m &= m - 1)
-    n += hand_[p][std::countr_zero(m)] == x ? 1 : 0;
+  for (unsigned m = known_[p]; m != 0; m &= m - 1) n += hand_[p][std::countr_zero(m)] == x ? 1 : 0;
   return n;
 }
 
@@ -353,9 +333,8 @@ void State::resample_hidden(int observer, Rng& rng) {
 
 bool operator==(const State& a, const State& b) {
   if (!(a.rules_ == b.rules_) || a.deck_len_ != b.deck_len_ || a.hand_len_ != b.hand_len_ ||
-      a.current_player_ != b.current_player_ || a.phase_ != b.phase_ ||
-      a.pending_color_ != b.pending_color_ || a.total_ != b.total_ ||
-      a.turn_count_ != b.turn_count_ || a.move_count_ != b.move_count_ || a.pile_len_ != b.pile_len_ ||
+      a.current_player_ != b.current_player_ || a.phase_ != b.phase_ || a.pending_color_ != b.pending_color_ ||
+      a.total_ != b.total_ || a.turn_count_ != b.turn_count_ || a.move_count_ != b.move_count_ || a.pile_len_ != b.pile_len_ ||
       a.known_ != b.known_)
     return false;
   for (int i = 0; i < a.deck_len_; ++i)
@@ -376,9 +355,8 @@ bool operator==(const State& a, const State& b) {
 }
 
 std::string State::to_string() const {
-  std::string s = fmt::format("move {} turn {} player {} phase {} deck {} pending {} totals {} {}\n",
-                              move_count_, turn_count_, current_player_,
-                              phase_ == Phase::kCard ? "CARD" : "DRAW", deck_len_,
+  std::string s = fmt::format("move {} turn {} player {} phase {} deck {} pending {} totals {} {}\n", move_count_, turn_count_,
+                              current_player_, phase_ == Phase::kCard ? "CARD" : "DRAW", deck_len_,
                               pending_color_ == kNoColor ? -1 : pending_color_, total_[0], total_[1]);
   for (int p = 0; p < 2; ++p) {
     s += fmt::format("  hand {}:", p);

@@ -72,9 +72,7 @@ struct Rules {
 /// One card as a byte: color in the high nibble, rank in the low nibble.
 struct Card {
   std::uint8_t v = 0;
-  static constexpr Card make(int color, int rank) noexcept {
-    return Card{static_cast<std::uint8_t>((color << 4) | rank)};
-  }
+  static constexpr Card make(int color, int rank) noexcept { return Card{static_cast<std::uint8_t>((color << 4) | rank)}; }
   constexpr int color() const noexcept { return v >> 4; }
   constexpr int rank() const noexcept { return v & 15; }
   constexpr bool is_wager() const noexcept { return (v & 15) == 0; }
@@ -140,9 +138,7 @@ class State {
   double returns(int p) const noexcept { return total_[p] - total_[1 - p]; }
   int info_state_size() const noexcept { return encoding_size(rules_, EncodingOptions{}); }
   /// Encodes with both encoding flags on.
-  void encode_info_state(int observer, std::span<float> out) const {
-    encode(observer, out, EncodingOptions{});
-  }
+  void encode_info_state(int observer, std::span<float> out) const { encode(observer, out, EncodingOptions{}); }
   /// Applies a legal action; throws IllegalActionError (naming the action, phase and player)
   /// for any other.
   void apply_action(int action);
@@ -211,8 +207,7 @@ class State {
  private:
   State() = default;
   static int score_of(const Rules& r, const Expedition& e) noexcept;
-  static void encode_into(const State& s, int observer, float* __restrict out,
-                          const EncodingOptions& opts) noexcept;
+  static void encode_into(const State& s, int observer, float* __restrict out, const EncodingOptions& opts) noexcept;
   [[noreturn]] void throw_illegal(int action) const;
 
   Rules rules_{};

@@ -11,16 +11,15 @@
 namespace cfr::lc {
 
 void State::encode(int observer, std::span<float> out, const EncodingOptions& opts) const {
-  CFR_CHECK(static_cast<int>(out.size()) >= encoding_size(rules_, opts),
-            "output span holds {} floats, the encoding needs {}", out.size(), encoding_size(rules_, opts));
+  CFR_CHECK(static_cast<int>(out.size()) >= encoding_size(rules_, opts), "output span holds {} floats, the encoding needs {}",
+            out.size(), encoding_size(rules_, opts));
   CFR_CHECK(observer == 0 || observer == 1, "observer {} is not 0 or 1", observer);
   encode_into(*this, observer, out.data(), opts);
 }
 
 // `o` is restrict: the state's byte-sized fields could otherwise alias the float stores (char
 // types alias anything), forcing a reload of every field after every store.
-void State::encode_into(const State& st, int observer, float* __restrict o,
-                        const EncodingOptions& opts) noexcept {
+void State::encode_into(const State& st, int observer, float* __restrict o, const EncodingOptions& opts) noexcept {
   const Rules& r = st.rules_;
   const int C = r.n_colors, R = r.n_ranks, H = r.hand_size, HS = r.n_handshakes;
   const int me = observer, opp = 1 - observer;
@@ -41,8 +40,7 @@ void State::encode_into(const State& st, int observer, float* __restrict o,
   // from a division by at most one ulp, far inside the golden tolerance of 1e-6).
   const float deck_total = 1.0F / static_cast<float>(r.deck_size());
   const float max_exp_len = 1.0F / static_cast<float>(r.cards_per_color());
-  const float score_denom =
-      1.0F / static_cast<float>(std::max(1, r.bonus_amount + R * (R + 1) * (HS + 1)));
+  const float score_denom = 1.0F / static_cast<float>(std::max(1, r.bonus_amount + R * (R + 1) * (HS + 1)));
   const float max_numeric_sum = 1.0F / static_cast<float>(std::max(1, r.color_face_sum()));
   const float turn_norm = 0.5F * deck_total;
   const float wager_norm = 1.0F / static_cast<float>(std::max(1, HS));
@@ -98,16 +96,14 @@ void State::encode_into(const State& st, int observer, float* __restrict o,
   *o++ = static_cast<float>(total_[me] - total_[opp]) * score_denom;
   *o++ = static_cast<float>(turn_count_) * turn_norm;
 
-  for (int c = 0; c <= C; ++c)
-    *o++ = (c == C ? pending_color_ == kNoColor : pending_color_ == c) ? 1.0F : 0.0F;
+  for (int c = 0; c <= C; ++c) *o++ = (c == C ? pending_color_ == kNoColor : pending_color_ == c) ? 1.0F : 0.0F;
 
   for (int a = 0; a < r.action_size(); ++a) *o++ = mask_has(legal, a) ? 1.0F : 0.0F;
 
   if (opts.derived_playability) {
     // One pass over the hand gathers every per-color count (no per-color rescans: the branches
     // on card colors were the encoder's main cost).
-    std::array<int, kMaxColors> in_hand{}, wagers_in_hand{}, playable_n{}, playable_sum{}, dead_n{},
-        dead_sum{};
+    std::array<int, kMaxColors> in_hand{}, wagers_in_hand{}, playable_n{}, playable_sum{}, dead_n{}, dead_sum{};
     for (int s = 0; s < hand_len_[me]; ++s) {
       const Card k = hand_[me][s];
       const int c = k.color();
@@ -128,8 +124,7 @@ void State::encode_into(const State& st, int observer, float* __restrict o,
       const Card t = pile_[c][(n - (n > 0 ? 1 : 0)) & (kMaxPerColor - 1)];
       const int top_playable = static_cast<int>(n > 0) & static_cast<int>(t.rank() > e.last_rank);
       const int top_face = top_playable * r.face(t.rank());
-      const int unknown = std::max(
-          0, r.cards_per_color() - in_hand[c] - exp_[0][c].len - exp_[1][c].len - pile_len_[c]);
+      const int unknown = std::max(0, r.cards_per_color() - in_hand[c] - exp_[0][c].len - exp_[1][c].len - pile_len_[c]);
       o[0] = e.len == 0 ? 1.0F : 0.0F;
       o[1] = (e.len > 0 && e.last_rank == 0) ? 1.0F : 0.0F;
       o[2] = static_cast<float>(e.face_sum) * max_numeric_sum;

@@ -1,7 +1,7 @@
 #include "engine/games/match.h"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -61,8 +61,7 @@ Interval wilson_interval(int successes, int n, double z) {
   return {successes == 0 ? 0.0 : std::max(0.0, centre - half), successes == n ? 1.0 : std::min(1.0, centre + half)};
 }
 
-State play_game(Bot& seat0, Bot& seat1, const Rules& rules, std::uint64_t deal_seed, Rng& rng0,
-                Rng& rng1, int max_steps) {
+State play_game(Bot& seat0, Bot& seat1, const Rules& rules, std::uint64_t deal_seed, Rng& rng0, Rng& rng1, int max_steps) {
   State s = State::deal(rules, deal_seed);
   for (int step = 0; step < max_steps && !s.is_terminal(); ++step) {
     const int a = s.current_player() == 0 ? seat0.choose_action(s, rng0) : seat1.choose_action(s, rng1);
@@ -138,8 +137,8 @@ MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions
   const auto t0 = std::chrono::steady_clock::now();
   struct Live {
     State s;
-    Rng rng[2];  // player i's stream for this game
-    int k, steps;  // player 0 sits in seat k % 2
+    Rng rng[2];             // player i's stream for this game
+    int k, steps;           // player 0 sits in seat k % 2
     int forfeited_by = -1;  // the player who answered BatchBot::kForfeit
   };
   const MatchPlayer players[2] = {p0, p1};
@@ -160,7 +159,8 @@ MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions
     Live g{State::deal(opts.rules, deal_seed(opts, k)),
            {Rng(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 0)),
             Rng(derive_seed(opts.seed, static_cast<std::uint64_t>(k), 1))},
-           k, 0};
+           k,
+           0};
     for (int p = 0; p < 2; ++p)
       if (players[p].batch != nullptr)
         players[p].batch->game_started(k, seat_of(p, k), derive_seed(opts.seed, static_cast<std::uint64_t>(k), p));
@@ -200,8 +200,7 @@ MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions
       }
       record_game(r, g.s, g.k, g.forfeited_by);
       for (const MatchPlayer& p : players)
-        if (p.batch != nullptr)
-          p.batch->game_ended(g.k, g.s, g.forfeited_by < 0 ? -1 : seat_of(g.forfeited_by, g.k));
+        if (p.batch != nullptr) p.batch->game_ended(g.k, g.s, g.forfeited_by < 0 ? -1 : seat_of(g.forfeited_by, g.k));
       if (g.forfeited_by >= 0 && opts.stop_on_fault) {
         r.stop_cause = fmt::format("{} forfeits game {}: {}", players[g.forfeited_by].name(), g.k, r.faults.back().cause);
         fault_stop = true;
@@ -257,9 +256,11 @@ std::string faults_text(const MatchReport& r) {
   if (!r.faults.empty()) s = fmt::format("  forfeits           {} vs {}\n", r.forfeits(0), r.forfeits(1));
   constexpr std::size_t kShown = 5;
   for (std::size_t i = 0; i < std::min(kShown, r.faults.size()); ++i)
-    s += fmt::format("    game {}: {} forfeits: {}\n", r.faults[i].game, r.faults[i].player == 0 ? r.bot0 : r.bot1, r.faults[i].cause);
+    s += fmt::format("    game {}: {} forfeits: {}\n", r.faults[i].game, r.faults[i].player == 0 ? r.bot0 : r.bot1,
+                     r.faults[i].cause);
   if (r.faults.size() > kShown) s += fmt::format("    … {} more (--json lists all)\n", r.faults.size() - kShown);
-  if (r.stopped) s += fmt::format("  stopped            {}\n", r.stop_cause.empty() ? "by a signal" : "by a fault: " + r.stop_cause);
+  if (r.stopped)
+    s += fmt::format("  stopped            {}\n", r.stop_cause.empty() ? "by a signal" : "by a fault: " + r.stop_cause);
   return s;
 }
 
@@ -274,10 +275,10 @@ std::string format_report(const MatchReport& r) {
       "  expeditions opened {:.2f} vs {:.2f} per game\n"
       "  average length     {:.1f} actions (sd {:.1f})   hit the action cap {}\n"
       "  speed              {:.0f} games/s ({:.2f} s)\n{}",
-      r.bot0, r.bot1, r.games, r.duplicate ? fmt::format(" ({} duplicate deals, seats swapped)", (r.games + 1) / 2) : "",
-      r.wins, r.draws, r.losses, r.win_rate(), w.lo, w.hi, r.avg_score0(), r.avg_score1(), r.avg_diff(), r.se_diff(),
-      r.sd_diff(), r.avg_opened0(), r.avg_opened1(), r.avg_length(), r.sd_length(), r.timeouts, r.games_per_second(),
-      r.seconds, faults_text(r));
+      r.bot0, r.bot1, r.games, r.duplicate ? fmt::format(" ({} duplicate deals, seats swapped)", (r.games + 1) / 2) : "", r.wins,
+      r.draws, r.losses, r.win_rate(), w.lo, w.hi, r.avg_score0(), r.avg_score1(), r.avg_diff(), r.se_diff(), r.sd_diff(),
+      r.avg_opened0(), r.avg_opened1(), r.avg_length(), r.sd_length(), r.timeouts, r.games_per_second(), r.seconds,
+      faults_text(r));
 }
 
 std::string report_json(const MatchReport& r) {

@@ -9,8 +9,8 @@
 #include <atomic>
 #include <cstdint>
 #include <span>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/games/bots.h"
@@ -43,10 +43,9 @@ Interval wilson_interval(int successes, int n, double z = 1.959963984540054);
 struct MatchReport {
   std::string bot0, bot1;
   int games = 0, wins = 0, losses = 0, draws = 0, timeouts = 0;
-  bool stopped = false;  // MatchOptions::stop, or a fault under stop_on_fault, ended the match early
+  bool stopped = false;    // MatchOptions::stop, or a fault under stop_on_fault, ended the match early
   std::string stop_cause;  // the fault that stopped it (empty for a signal)
-  double score0_sum = 0, score1_sum = 0, diff_sum = 0, diff_sq_sum = 0, length_sum = 0,
-         length_sq_sum = 0;
+  double score0_sum = 0, score1_sum = 0, diff_sum = 0, diff_sq_sum = 0, length_sum = 0, length_sq_sum = 0;
   double opened0_sum = 0, opened1_sum = 0;  // expeditions opened by bot 0 / bot 1, summed over games
   bool duplicate = true;                    // MatchOptions::duplicate
   std::vector<int> diffs;                   // bot 0's score difference per game index (0 for an unplayed one)
@@ -80,8 +79,7 @@ struct MatchReport {
 };
 
 /// Plays one game between two bots from a deal seed; returns the final state. bots[seat].
-State play_game(Bot& seat0, Bot& seat1, const Rules& rules, std::uint64_t deal_seed, Rng& rng0,
-                Rng& rng1, int max_steps);
+State play_game(Bot& seat0, Bot& seat1, const Rules& rules, std::uint64_t deal_seed, Rng& rng0, Rng& rng1, int max_steps);
 
 MatchReport run_match(Bot& bot0, Bot& bot1, const MatchOptions& opts);
 
@@ -112,8 +110,8 @@ class BatchBot {
   /// games[i] the game's index in the match (a bot that fixes something per game keys it on that).
   /// An action may be kForfeit (see above). Preconditions: no state is terminal; states, rngs,
   /// games and actions have the same size ≥ 1.
-  virtual void choose_actions(std::span<const State* const> states, std::span<Rng* const> rngs,
-                              std::span<const int> games, std::span<int> actions) = 0;
+  virtual void choose_actions(std::span<const State* const> states, std::span<Rng* const> rngs, std::span<const int> games,
+                              std::span<int> actions) = 0;
 };
 
 /// A side of a match: a bot deciding one move at a time, or a batch bot deciding many games' moves
@@ -132,6 +130,6 @@ MatchReport run_match_players(MatchPlayer p0, MatchPlayer p1, const MatchOptions
 MatchReport run_match_batched(BatchBot& bot0, Bot& bot1, const MatchOptions& opts, int parallel = 256);
 
 std::string format_report(const MatchReport& r);  // human-readable, several lines
-std::string report_json(const MatchReport& r);     // one JSON object
+std::string report_json(const MatchReport& r);    // one JSON object
 
 }  // namespace cfr::lc

@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "engine/games/bots.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
+#include "engine/games/bots.h"
 
 namespace cfr::lc {
 
@@ -24,11 +24,14 @@ Rules rules_from_json(const json& j, std::string_view where) {
     const char* name;
     int Rules::*field;
   };
-  static constexpr Knob kKnobs[] = {
-      {"n_colors", &Rules::n_colors},         {"n_ranks", &Rules::n_ranks},
-      {"min_rank", &Rules::min_rank},         {"n_handshakes", &Rules::n_handshakes},
-      {"hand_size", &Rules::hand_size},       {"expedition_penalty", &Rules::expedition_penalty},
-      {"bonus_threshold", &Rules::bonus_threshold}, {"bonus_amount", &Rules::bonus_amount}};
+  static constexpr Knob kKnobs[] = {{"n_colors", &Rules::n_colors},
+                                    {"n_ranks", &Rules::n_ranks},
+                                    {"min_rank", &Rules::min_rank},
+                                    {"n_handshakes", &Rules::n_handshakes},
+                                    {"hand_size", &Rules::hand_size},
+                                    {"expedition_penalty", &Rules::expedition_penalty},
+                                    {"bonus_threshold", &Rules::bonus_threshold},
+                                    {"bonus_amount", &Rules::bonus_amount}};
   for (const auto& [key, value] : j.items()) {
     const Knob* k = nullptr;
     for (const auto& kk : kKnobs)
@@ -83,7 +86,7 @@ ReplayGame parse_replay_line(std::string_view text, int line, int index, std::st
     throw InputError(fmt::format("{}: invalid JSON: {}", where, e.what()));
   }
   if (!j.is_object()) throw InputError(fmt::format("{}: a game must be a JSON object", where));
-  static constexpr const char* kFields[] = {"game", "rules", "deck", "actions", "bot0",
+  static constexpr const char* kFields[] = {"game", "rules",        "deck",     "actions", "bot0",
                                             "bot1", "legal_counts", "terminal", "totals"};
   for (const auto& [key, value] : j.items()) {
     bool known = false;
@@ -94,8 +97,7 @@ ReplayGame parse_replay_line(std::string_view text, int line, int index, std::st
   g.line = line;
   g.game = index;
   if (j.contains("game")) {
-    if (!j["game"].is_number_integer())
-      throw InputError(fmt::format("{}: field 'game' must be an integer", where));
+    if (!j["game"].is_number_integer()) throw InputError(fmt::format("{}: field 'game' must be an integer", where));
     g.game = j["game"].get<int>();
   }
   g.rules = j.contains("rules") ? rules_from_json(j["rules"], where) : Rules{};
@@ -116,8 +118,7 @@ ReplayGame parse_replay_line(std::string_view text, int line, int index, std::st
   }
   if (j.contains("legal_counts")) g.legal_counts = int_array(j["legal_counts"], "legal_counts", where);
   if (j.contains("terminal")) {
-    if (!j["terminal"].is_boolean())
-      throw InputError(fmt::format("{}: field 'terminal' must be true or false", where));
+    if (!j["terminal"].is_boolean()) throw InputError(fmt::format("{}: field 'terminal' must be true or false", where));
     g.terminal = j["terminal"].get<bool>();
   }
   if (j.contains("totals")) {
@@ -134,10 +135,14 @@ ReplayGame parse_replay_line(std::string_view text, int line, int index, std::st
 }
 
 std::string rules_json_text(const Rules& r) {
-  return json{{"n_colors", r.n_colors},         {"n_ranks", r.n_ranks},
-              {"min_rank", r.min_rank},         {"n_handshakes", r.n_handshakes},
-              {"hand_size", r.hand_size},       {"expedition_penalty", r.expedition_penalty},
-              {"bonus_threshold", r.bonus_threshold}, {"bonus_amount", r.bonus_amount}}
+  return json{{"n_colors", r.n_colors},
+              {"n_ranks", r.n_ranks},
+              {"min_rank", r.min_rank},
+              {"n_handshakes", r.n_handshakes},
+              {"hand_size", r.hand_size},
+              {"expedition_penalty", r.expedition_penalty},
+              {"bonus_threshold", r.bonus_threshold},
+              {"bonus_amount", r.bonus_amount}}
       .dump();
 }
 
@@ -189,8 +194,7 @@ std::vector<ReplayGame> read_replay_file(const std::string& path) {
   std::vector<ReplayGame> games;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].find_first_not_of(" \t\r") == std::string::npos) continue;
-    games.push_back(parse_replay_line(lines[i], static_cast<int>(i + 1),
-                                      static_cast<int>(games.size()), path));
+    games.push_back(parse_replay_line(lines[i], static_cast<int>(i + 1), static_cast<int>(games.size()), path));
   }
   return games;
 }
@@ -207,8 +211,8 @@ void replay_game(const ReplayGame& g, const ReplayOptions& opts, std::string_vie
         if (bot->deterministic()) bots[b] = std::move(bot);
       }
   if (g.legal_counts && g.legal_counts->size() != g.actions.size())
-    throw InputError(fmt::format("{}: 'legal_counts' has {} entries for {} actions", where,
-                                 g.legal_counts->size(), g.actions.size()));
+    throw InputError(
+        fmt::format("{}: 'legal_counts' has {} entries for {} actions", where, g.legal_counts->size(), g.actions.size()));
   Rng unused(0);
   for (std::size_t i = 0; i < g.actions.size(); ++i) {
     const int a = g.actions[i];
@@ -218,16 +222,15 @@ void replay_game(const ReplayGame& g, const ReplayOptions& opts, std::string_vie
     st.phase = s.phase();
     st.legal = s.legal_mask();
     st.action = a;
-    if (s.is_terminal())
-      throw InputError(fmt::format("{} step {}: action {} after the game ended", where, i, a));
+    if (s.is_terminal()) throw InputError(fmt::format("{} step {}: action {} after the game ended", where, i, a));
     if (g.legal_counts && (*g.legal_counts)[i] != mask_count(st.legal))
-      throw InputError(fmt::format("{} step {}: {} legal actions, the file records {}\nstate: {}",
-                                   where, i, mask_count(st.legal), (*g.legal_counts)[i], s.to_string()));
+      throw InputError(fmt::format("{} step {}: {} legal actions, the file records {}\nstate: {}", where, i, mask_count(st.legal),
+                                   (*g.legal_counts)[i], s.to_string()));
     if (auto& bot = bots[st.player]) {
       const int mine = bot->choose_action(s, unused);
       if (mine != a)
-        throw InputError(fmt::format("{} step {}: {} (player {}) chooses action {} but the file has {}\nstate: {}",
-                                     where, i, bot->name(), st.player, mine, a, s.to_string()));
+        throw InputError(fmt::format("{} step {}: {} (player {}) chooses action {} but the file has {}\nstate: {}", where, i,
+                                     bot->name(), st.player, mine, a, s.to_string()));
     }
     try {
       s.apply_action(a);
@@ -239,11 +242,11 @@ void replay_game(const ReplayGame& g, const ReplayOptions& opts, std::string_vie
     if (on_step) on_step(st, s);
   }
   if (g.terminal && *g.terminal != s.is_terminal())
-    throw InputError(fmt::format("{}: the game {} terminal after its actions, the file says terminal = {}",
-                                 where, s.is_terminal() ? "is" : "is not", *g.terminal));
+    throw InputError(fmt::format("{}: the game {} terminal after its actions, the file says terminal = {}", where,
+                                 s.is_terminal() ? "is" : "is not", *g.terminal));
   if (g.totals && ((*g.totals)[0] != s.total(0) || (*g.totals)[1] != s.total(1)))
-    throw InputError(fmt::format("{}: final totals {} {}, the file records {} {}", where, s.total(0),
-                                 s.total(1), (*g.totals)[0], (*g.totals)[1]));
+    throw InputError(fmt::format("{}: final totals {} {}, the file records {} {}", where, s.total(0), s.total(1), (*g.totals)[0],
+                                 (*g.totals)[1]));
 }
 
 }  // namespace cfr::lc

@@ -135,10 +135,11 @@ class ReservoirMemory final : public BatchSource {
     if (head[1] != in_w_ || head[2] != out_w_)
       throw InputError(fmt::format("{}: memory of samples {}→{}, this run needs {}→{}", where, head[1], head[2], in_w_, out_w_));
     if (head[0] < 1 || head[3] < 0 || head[3] > head[0] || head[4] < head[3])
-      throw InputError(fmt::format("{}: corrupt reservoir header (capacity {}, size {}, seen {})", where, head[0], head[3], head[4]));
+      throw InputError(
+          fmt::format("{}: corrupt reservoir header (capacity {}, size {}, seen {})", where, head[0], head[3], head[4]));
     if (head[3] > capacity_)
-      throw InputError(fmt::format("{}: the memory holds {} samples, more than the configured capacity {}", where, head[3],
-                                   capacity_));
+      throw InputError(
+          fmt::format("{}: the memory holds {} samples, more than the configured capacity {}", where, head[3], capacity_));
     Rng::StateWords st{};
     in.read(reinterpret_cast<char*>(st.w), sizeof st.w);
     if (!in) throw InputError(where + ": truncated reservoir header");
@@ -340,7 +341,8 @@ class MergedSamples final : public BatchSource {
   std::size_t dictionary_size() const noexcept { return index_.size(); }
   /// The row of an input (input_width floats), or −1 if no sample has it.
   std::int64_t find(const float* input) const {
-    const auto found = index_.find(std::string_view(reinterpret_cast<const char*>(input), static_cast<std::size_t>(in_w_) * sizeof(float)));
+    const auto found =
+        index_.find(std::string_view(reinterpret_cast<const char*>(input), static_cast<std::size_t>(in_w_) * sizeof(float)));
     return found == index_.end() ? -1 : row_of_entry_[found->second];
   }
 

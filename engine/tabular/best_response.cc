@@ -37,7 +37,9 @@ double on_policy(const TabularPolicy& pol, int n) {
 class BestResponse {
  public:
   BestResponse(const TabularPolicy& pol, int player)
-      : pol_(pol), t_(pol.tree()), p_(player),
+      : pol_(pol),
+        t_(pol.tree()),
+        p_(player),
         reach_(static_cast<std::size_t>(t_.num_nodes()), 0.0),
         value_(static_cast<std::size_t>(t_.num_nodes()), kUnknown),
         best_(static_cast<std::size_t>(t_.num_infosets()), -1) {

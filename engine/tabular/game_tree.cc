@@ -25,8 +25,8 @@ int GameTree::intern(const std::string& key, int player, ActionMask legal) {
     infosets_.push_back(Infoset{key, player, legal, {}});
   } else {
     const Infoset& i = infosets_[static_cast<std::size_t>(it->second)];
-    CFR_CHECK(i.player == player && i.legal == legal,
-              "information set '{}' has nodes with different players or legal actions", key);
+    CFR_CHECK(i.player == player && i.legal == legal, "information set '{}' has nodes with different players or legal actions",
+              key);
   }
   return it->second;
 }

@@ -99,8 +99,9 @@ class GameTree {
       n.infoset = intern(s.info_state_key(n.player), n.player, legal);
       if (num_infosets() > before) {
         encodings_.resize(encodings_.size() + static_cast<std::size_t>(encoding_width_));
-        s.encode_info_state(n.player, std::span<float>(encodings_.data() + encodings_.size() - static_cast<std::size_t>(encoding_width_),
-                                                       static_cast<std::size_t>(encoding_width_)));
+        s.encode_info_state(n.player,
+                            std::span<float>(encodings_.data() + encodings_.size() - static_cast<std::size_t>(encoding_width_),
+                                             static_cast<std::size_t>(encoding_width_)));
       }
       infosets_[static_cast<std::size_t>(n.infoset)].nodes.push_back(id);
       for (ActionMask m = legal; m != 0; m &= m - 1) out.push_back({std::countr_zero(m), 0, 0.0});

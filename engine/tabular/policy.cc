@@ -19,15 +19,15 @@ TabularPolicy TabularPolicy::uniform(const GameTree& tree) {
   TabularPolicy p(tree);
   for (int i = 0; i < tree.num_infosets(); ++i) {
     const ActionMask legal = tree.infoset(i).legal;
-    for (ActionMask m = legal; m != 0; m &= m - 1) p.row(i)[static_cast<std::size_t>(std::countr_zero(m))] = 1.0 / mask_count(legal);
+    for (ActionMask m = legal; m != 0; m &= m - 1)
+      p.row(i)[static_cast<std::size_t>(std::countr_zero(m))] = 1.0 / mask_count(legal);
   }
   return p;
 }
 
 TabularPolicy TabularPolicy::first_legal(const GameTree& tree) {
   TabularPolicy p(tree);
-  for (int i = 0; i < tree.num_infosets(); ++i)
-    p.row(i)[static_cast<std::size_t>(std::countr_zero(tree.infoset(i).legal))] = 1.0;
+  for (int i = 0; i < tree.num_infosets(); ++i) p.row(i)[static_cast<std::size_t>(std::countr_zero(tree.infoset(i).legal))] = 1.0;
   return p;
 }
 
@@ -41,8 +41,8 @@ void TabularPolicy::validate(const std::string& where) const {
       if (!std::isfinite(x) || x < 0)
         throw InputError(fmt::format("{}: information set '{}': probability of action {} is {}", where, info.key, a, x));
       if (x > 0 && !mask_has(info.legal, a))
-        throw InputError(fmt::format("{}: information set '{}': action {} is illegal but has probability {}", where,
-                                     info.key, a, x));
+        throw InputError(
+            fmt::format("{}: information set '{}': action {} is illegal but has probability {}", where, info.key, a, x));
       sum += x;
     }
     if (std::abs(sum - 1.0) > 1e-6)
@@ -50,9 +50,7 @@ void TabularPolicy::validate(const std::string& where) const {
   }
 }
 
-PolicyFile read_policy_file(const std::string& path) {
-  return parse_policy_file(read_text_file(path), path);
-}
+PolicyFile read_policy_file(const std::string& path) { return parse_policy_file(read_text_file(path), path); }
 
 PolicyFile parse_policy_file(std::string_view text, const std::string& path) {
   nlohmann::json j;
@@ -72,8 +70,7 @@ PolicyFile parse_policy_file(std::string_view text, const std::string& path) {
   PolicyFile f;
   f.game = j["game"].get<std::string>();
   for (const auto& [key, row] : j["policy"].items()) {
-    if (!row.is_array())
-      throw InputError(fmt::format("{}: policy['{}'] must be a list of probabilities", path, key));
+    if (!row.is_array()) throw InputError(fmt::format("{}: policy['{}'] must be a list of probabilities", path, key));
     std::vector<double> v;
     for (const auto& x : row) {
       if (!x.is_number()) throw InputError(fmt::format("{}: policy['{}'] holds a non-number {}", path, key, x.dump()));
@@ -93,8 +90,8 @@ TabularPolicy policy_from_rows(const GameTree& tree, const PolicyFile& file, con
     const int i = tree.find_infoset(key);
     if (i < 0) throw InputError(fmt::format("{}: '{}' is not an information set of {}", where, key, tree.game()));
     if (static_cast<int>(row.size()) != tree.num_distinct_actions())
-      throw InputError(fmt::format("{}: policy['{}'] has {} entries; {} needs {} (one per action id)", where, key,
-                                   row.size(), tree.game(), tree.num_distinct_actions()));
+      throw InputError(fmt::format("{}: policy['{}'] has {} entries; {} needs {} (one per action id)", where, key, row.size(),
+                                   tree.game(), tree.num_distinct_actions()));
     std::copy(row.begin(), row.end(), p.row(i).begin());
     seen[static_cast<std::size_t>(i)] = true;
   }
@@ -102,8 +99,7 @@ TabularPolicy policy_from_rows(const GameTree& tree, const PolicyFile& file, con
   std::string first;
   for (int i = 0; i < tree.num_infosets(); ++i)
     if (!seen[static_cast<std::size_t>(i)] && missing++ == 0) first = tree.infoset(i).key;
-  if (missing > 0)
-    throw InputError(fmt::format("{}: {} information set(s) undefined, e.g. '{}'", where, missing, first));
+  if (missing > 0) throw InputError(fmt::format("{}: {} information set(s) undefined, e.g. '{}'", where, missing, first));
   p.validate(where);
   return p;
 }
@@ -135,8 +131,7 @@ std::vector<double> sample_sums(const GameTree& tree, const ReservoirMemory& mem
   for (int i = 0; i < n; ++i) {
     const std::int64_t r = merged.find(tree.infoset_encoding(i));
     if (r < 0) continue;
-    for (int a = 0; a < A; ++a)
-      sums[static_cast<std::size_t>(i * A + a)] = merged.mean_target(r, a) * merged.weight(r);
+    for (int a = 0; a < A; ++a) sums[static_cast<std::size_t>(i * A + a)] = merged.mean_target(r, a) * merged.weight(r);
     if (weights) (*weights)[static_cast<std::size_t>(i)] = merged.weight(r);
   }
   return sums;

@@ -15,8 +15,7 @@ class ReservoirMemory;
 
 class TabularPolicy {
  public:
-  explicit TabularPolicy(const GameTree& tree)
-      : tree_(&tree), probs_(tree.table_size(), 0.0) {}
+  explicit TabularPolicy(const GameTree& tree) : tree_(&tree), probs_(tree.table_size(), 0.0) {}
 
   static TabularPolicy uniform(const GameTree& tree);
   static TabularPolicy first_legal(const GameTree& tree);

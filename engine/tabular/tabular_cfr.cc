@@ -17,11 +17,16 @@ TabularAlgo parse_tabular_algo(std::string_view name) {
 
 std::string_view to_string(TabularAlgo a) {
   switch (a) {
-    case TabularAlgo::kCfr: return "cfr";
-    case TabularAlgo::kCfrPlus: return "cfr+";
-    case TabularAlgo::kLinearCfr: return "lcfr";
-    case TabularAlgo::kExternalSampling: return "es-mccfr";
-    case TabularAlgo::kOutcomeSampling: return "os-mccfr";
+    case TabularAlgo::kCfr:
+      return "cfr";
+    case TabularAlgo::kCfrPlus:
+      return "cfr+";
+    case TabularAlgo::kLinearCfr:
+      return "lcfr";
+    case TabularAlgo::kExternalSampling:
+      return "es-mccfr";
+    case TabularAlgo::kOutcomeSampling:
+      return "os-mccfr";
   }
   return "?";
 }
@@ -40,8 +45,13 @@ const GameTree::Edge& sample_chance_edge(std::span<const GameTree::Edge> edges, 
 }  // namespace
 
 TabularSolver::TabularSolver(const GameTree& tree, const TabularOptions& opts)
-    : tree_(tree), opts_(opts), A_(tree.num_distinct_actions()), regrets_(tree.table_size(), 0.0),
-      cumulative_(tree.table_size(), 0.0), current_(tree.table_size(), 0.0), rng_(opts.seed) {
+    : tree_(tree),
+      opts_(opts),
+      A_(tree.num_distinct_actions()),
+      regrets_(tree.table_size(), 0.0),
+      cumulative_(tree.table_size(), 0.0),
+      current_(tree.table_size(), 0.0),
+      rng_(opts.seed) {
   CFR_CHECK(A_ <= kMaxActionsAnyGame, "{} actions", A_);
   if (opts.algo == TabularAlgo::kOutcomeSampling)
     CFR_CHECK(opts.os_epsilon > 0 && opts.os_epsilon <= 1, "os_epsilon {} not in (0, 1]", opts.os_epsilon);
@@ -179,9 +189,8 @@ double TabularSolver::os_walk(int n, int p, double my_reach, double opp_reach, d
   }
   while (sample[edges[k].action] <= 0 && k > 0) --k;  // rounding at the end of the interval
   const int a = edges[k].action;
-  const double child = node.player == p
-                           ? os_walk(edges[k].child, p, my_reach * sigma[a], opp_reach, sample_reach * sample[a])
-                           : os_walk(edges[k].child, p, my_reach, opp_reach * sigma[a], sample_reach * sample[a]);
+  const double child = node.player == p ? os_walk(edges[k].child, p, my_reach * sigma[a], opp_reach, sample_reach * sample[a])
+                                        : os_walk(edges[k].child, p, my_reach, opp_reach * sigma[a], sample_reach * sample[a]);
   const double child_value = child / sample[a];  // importance-weighted value of the sampled action
   const double value = sigma[a] * child_value;
   if (node.player == p) {

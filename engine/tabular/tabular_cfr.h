@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/core/rng.h"
 #include "engine/tabular/game_tree.h"
 #include "engine/tabular/policy.h"
-#include "engine/core/rng.h"
 
 namespace cfr {
 

@@ -46,8 +46,8 @@ struct EscherOptions {
   double sampling_epsilon = 1.0;  // the traverser samples from ε·uniform + (1 − ε)·σ_i (1: uniform, fixed)
   double value_epsilon = 0.05;    // exploration of the value trajectories
   EscherValueTarget value_target = EscherValueTarget::kReturn;
-  double value_clip = 500.0;      // importance-weighted targets clipped to ±this (0 = no clip)
-  int max_nodes = 1000;           // node cap per trajectory (0 = none)
+  double value_clip = 500.0;                     // importance-weighted targets clipped to ±this (0 = no clip)
+  int max_nodes = 1000;                          // node cap per trajectory (0 = none)
   CutoffValue cutoff = CutoffValue::kScoreDiff;  // a value trajectory's worth at the cap
   RmFallback fallback = RmFallback::kArgmax;
   double rm_epsilon = 1e-4;
@@ -57,8 +57,8 @@ namespace detail {
 
 /// σ of the player to move at s (regret matching on its regret network); `in` holds the encoding.
 template <class G>
-Task<void> current_policy(TraversalContext& ctx, const G& game, const EscherOptions& o, const typename G::State& s,
-                          int p, ActionMask legal, float* in, float* out, float* sigma) {
+Task<void> current_policy(TraversalContext& ctx, const G& game, const EscherOptions& o, const typename G::State& s, int p,
+                          ActionMask legal, float* in, float* out, float* sigma) {
   game.encode(s, p, in);
   co_await ctx.query(advantage_net(p), in, legal, out);
   regret_matching(out, legal, game.num_actions(), o.fallback, o.rm_epsilon, sigma);

@@ -59,23 +59,26 @@ struct MmdLeague {
 };
 
 struct MmdRolloutOptions {
-  double reward_scale = 1.0;      // rewards are return / reward_scale
-  double gae_lambda = 0.95;       // 1: Monte-Carlo return minus the baseline
-  double bot_share = 0;           // rollouts whose second seat is the game's bot
-  double snapshot_share = 0;      // rollouts whose second seat is a past snapshot (kOpponentNet)
-  double opponent_share = 0;      // rollouts whose second seat is one of league's opponents
+  double reward_scale = 1.0;  // rewards are return / reward_scale
+  double gae_lambda = 0.95;   // 1: Monte-Carlo return minus the baseline
+  double bot_share = 0;       // rollouts whose second seat is the game's bot
+  double snapshot_share = 0;  // rollouts whose second seat is a past snapshot (kOpponentNet)
+  double opponent_share = 0;  // rollouts whose second seat is one of league's opponents
   MmdLeague league;
-  bool bc_targets = false;        // store the bot's move at every learning decision (cloning)
-  int max_actions = 0;            // actions per game before it is cut off (0 = none)
-  bool magnet = true;             // ask ρ (false when its weight is 0: the stored ρ is then π, KL 0)
+  bool bc_targets = false;  // store the bot's move at every learning decision (cloning)
+  int max_actions = 0;      // actions per game before it is cut off (0 = none)
+  bool magnet = true;       // ask ρ (false when its weight is 0: the stored ρ is then π, KL 0)
   CutoffValue cutoff = CutoffValue::kScoreDiff;
 };
 
 template <class G>
-inline constexpr bool kGameHasBot = requires(const G& g, const typename G::State& st, Rng& r) { g.bot_action(st, r); };
+inline constexpr bool kGameHasBot = requires(const G& g, const typename G::State& st, Rng& r) {
+  g.bot_action(st, r);
+};
 template <class G>
-inline constexpr bool kGameHasLeagueBots =
-    requires(const G& g, const typename G::State& st, Rng& r) { g.league_bot_action(st, r, 0); };
+inline constexpr bool kGameHasLeagueBots = requires(const G& g, const typename G::State& st, Rng& r) {
+  g.league_bot_action(st, r, 0);
+};
 
 template <class G>
 Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOptions& o) {
@@ -85,10 +88,10 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
   int league = -1;  // the league opponent of this game
   if (o.bot_share > 0 || o.snapshot_share > 0 || o.opponent_share > 0) {
     const double u = ctx.rng.uniform();
-    second = u < o.bot_share                                        ? MmdSeat::kBot
-             : u < o.bot_share + o.snapshot_share                   ? MmdSeat::kSnapshot
+    second = u < o.bot_share                                         ? MmdSeat::kBot
+             : u < o.bot_share + o.snapshot_share                    ? MmdSeat::kSnapshot
              : u < o.bot_share + o.snapshot_share + o.opponent_share ? MmdSeat::kLeague
-                                                                    : MmdSeat::kSelf;
+                                                                     : MmdSeat::kSelf;
     if (second == MmdSeat::kLeague) {
       const double v = ctx.rng.uniform();
       league = o.league.size - 1;
@@ -104,7 +107,8 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
   const bool league_greedy = league >= 0 && o.league.greedy[static_cast<std::size_t>(league)] != 0;
   const int league_bot = league >= 0 ? o.league.bot[static_cast<std::size_t>(league)] : -1;
   if constexpr (!kGameHasBot<G>) {
-    if (second == MmdSeat::kBot || o.bc_targets) throw InputError("mmd: a bot opponent or bot cloning needs a game with bots (lost_cities)");
+    if (second == MmdSeat::kBot || o.bc_targets)
+      throw InputError("mmd: a bot opponent or bot cloning needs a game with bots (lost_cities)");
   }
   float logits[kMaxTraversalActions];
   float probs[kMaxTraversalActions];
@@ -170,7 +174,8 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
   ctx.cut_off = cut;
   ctx.nodes += nodes;
   std::array<double, 2> next_value{}, gae{};
-  for (int p = 0; p < 2; ++p) next_value[static_cast<std::size_t>(p)] = (cut ? cutoff_value(ctx, game, o.cutoff, s, p) : s.returns(p)) / o.reward_scale;
+  for (int p = 0; p < 2; ++p)
+    next_value[static_cast<std::size_t>(p)] = (cut ? cutoff_value(ctx, game, o.cutoff, s, p) : s.returns(p)) / o.reward_scale;
   if (league >= 0) {
     ctx.opponent = league;
     ctx.learner_return = next_value[static_cast<std::size_t>(learner)] * o.reward_scale;

@@ -49,15 +49,15 @@ enum class TraversalKind { kOutcomeSampling, kExternalSampling };
 
 struct TraversalOptions {
   TraversalKind kind = TraversalKind::kOutcomeSampling;
-  double epsilon = 0.05;           // outcome_sampling_epsilon
-  double prob_floor = 1e-4;        // q̃ = max(q(a), prob_floor)
-  double value_clip = 500.0;       // ṽ clipped to ±value_clip (0 = no clip)
+  double epsilon = 0.05;      // outcome_sampling_epsilon
+  double prob_floor = 1e-4;   // q̃ = max(q(a), prob_floor)
+  double value_clip = 500.0;  // ṽ clipped to ±value_clip (0 = no clip)
   UnsampledRegret unsampled = UnsampledRegret::kZero;
-  int max_nodes = 1000;            // node cap per traversal (0 = none)
+  int max_nodes = 1000;  // node cap per traversal (0 = none)
   CutoffValue cutoff = CutoffValue::kScoreDiff;
   OpponentPolicy opponent = OpponentPolicy::kAverageStrategy;
   RmFallback fallback = RmFallback::kArgmax;
-  double rm_epsilon = 1e-4;        // regret sums at or below this use the fallback
+  double rm_epsilon = 1e-4;  // regret sums at or below this use the fallback
 };
 
 /// Regret matching over the legal entries of `adv` into sigma (zeros elsewhere).
@@ -136,7 +136,8 @@ template <class G>
 double cutoff_value(TraversalContext& ctx, const G& game, CutoffValue mode, typename G::State& s, int player) {
   if (mode == CutoffValue::kBotRollout) {
     if constexpr (requires(const G& g, const typename G::State& st, Rng& r) { g.bot_action(st, r); }) {
-      for (int step = 0; step < kMaxRolloutActions && !s.is_terminal(); ++step) game.apply(s, game.bot_action(s, ctx.rng), ctx.rng);
+      for (int step = 0; step < kMaxRolloutActions && !s.is_terminal(); ++step)
+        game.apply(s, game.bot_action(s, ctx.rng), ctx.rng);
     } else {
       throw InputError("cutoff_value_mode = bot_rollout needs a game with bots (lost_cities)");
     }

@@ -88,8 +88,8 @@ struct SampleBuffer {
 struct OutcomeStep {
   std::int32_t sample;  // advantage sample index
   std::int32_t action;
-  float sigma_a;        // σ(a)
-  float q_a;            // sampling probability q(a)
+  float sigma_a;  // σ(a)
+  float q_a;      // sampling probability q(a)
 };
 
 /// One learning decision of an MMD rollout (engine/traversal/mmd.h), kept for the way back.
@@ -169,7 +169,7 @@ class TraversalContext {
   std::vector<OutcomeStep> path;
   std::vector<RolloutStep> rollout;
   QueryPort* port = nullptr;
-  int slot = 0;  // the scheduler's bookkeeping
+  int slot = 0;    // the scheduler's bookkeeping
   int worker = 0;  // the scheduler's bookkeeping (the thread that owns the traversal)
 
  private:

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/games/bots.h"
 #include "engine/core/game.h"
-#include "engine/games/lost_cities.h"
 #include "engine/core/rng.h"
+#include "engine/games/bots.h"
+#include "engine/games/lost_cities.h"
 
 namespace cfr {
 
@@ -38,28 +38,29 @@ struct GameSettings {
 /// action is applied (with the game's chance resolved from the same stream).
 template <class A>
 concept TraversalAdapter = GameState<typename A::State> && std::copyable<A> &&
-                           requires(const A& a, typename A::State& s, int p, int action, float* out, Rng& rng,
-                                    const GameSettings& settings) {
-                             { A::from_settings(settings) } -> std::same_as<A>;
-                             { a.num_actions() } -> std::convertible_to<int>;
-                             { a.input_width() } -> std::convertible_to<int>;
-                             { a.new_game(rng) } -> std::same_as<typename A::State>;
-                             a.encode(s, p, out);
-                             a.apply(s, action, rng);
-                           };
+    requires(const A& a, typename A::State& s, int p, int action, float* out, Rng& rng, const GameSettings& settings) {
+  { A::from_settings(settings) } -> std::same_as<A>;
+  { a.num_actions() } -> std::convertible_to<int>;
+  { a.input_width() } -> std::convertible_to<int>;
+  { a.new_game(rng) } -> std::same_as<typename A::State>;
+  a.encode(s, p, out);
+  a.apply(s, action, rng);
+};
 
 struct LostCitiesTraversalGame {
   using State = lc::State;
   static LostCitiesTraversalGame from_settings(const GameSettings& g) {
-    LostCitiesTraversalGame game{.rules = g.rules, .encoding = g.encoding,
-                                 .bot = g.opponent_bot.empty() ? nullptr : std::shared_ptr<lc::Bot>(lc::make_bot(g.opponent_bot, g.rules)),
-                                 .league_bots = {}};
+    LostCitiesTraversalGame game{
+        .rules = g.rules,
+        .encoding = g.encoding,
+        .bot = g.opponent_bot.empty() ? nullptr : std::shared_ptr<lc::Bot>(lc::make_bot(g.opponent_bot, g.rules)),
+        .league_bots = {}};
     for (const auto& name : g.league_bots) game.league_bots.push_back(std::shared_ptr<lc::Bot>(lc::make_bot(name, g.rules)));
     return game;
   }
   lc::Rules rules{};
   lc::EncodingOptions encoding{};
-  std::shared_ptr<lc::Bot> bot;  // for opponent_policy = bot
+  std::shared_ptr<lc::Bot> bot;                       // for opponent_policy = bot
   std::vector<std::shared_ptr<lc::Bot>> league_bots;  // MMD's league bots (GameSettings::league_bots)
 
   int num_actions() const noexcept { return rules.action_size(); }

@@ -49,13 +49,16 @@ TEST_CASE("the built-in algorithms are registered once, each with its section, n
   const auto names = cfr::algorithm_names();
   for (const char* name : {"deep_cfr", "escher", "mmd"}) CHECK(std::count(names.begin(), names.end(), name) == 1);
   CHECK(cfr::find_algorithm("mmd").networks(10, 3).size() == 4);
-  CHECK(cfr::find_algorithm("mmd").networks(10, 3)[static_cast<std::size_t>(cfr::find_algorithm("mmd").playing_network)].name == "policy");
+  CHECK(cfr::find_algorithm("mmd").networks(10, 3)[static_cast<std::size_t>(cfr::find_algorithm("mmd").playing_network)].name ==
+        "policy");
   CHECK(cfr::find_algorithm("escher").networks(10, 3).size() == 4);
-  CHECK(cfr::find_algorithm("deep_cfr").networks(10, 3)[static_cast<std::size_t>(cfr::find_algorithm("deep_cfr").playing_network)].name ==
-        "strategy");
+  CHECK(cfr::find_algorithm("deep_cfr")
+            .networks(10, 3)[static_cast<std::size_t>(cfr::find_algorithm("deep_cfr").playing_network)]
+            .name == "strategy");
   CHECK(cfr::find_algorithm("deep_cfr").distributed);
   CHECK_FALSE(cfr::find_algorithm("mmd").distributed);
-  CHECK_THROWS_WITH_AS(cfr::find_algorithm("dream"), doctest::Contains("algorithm.name = 'dream'; valid: deep_cfr"), cfr::InputError);
+  CHECK_THROWS_WITH_AS(cfr::find_algorithm("dream"), doctest::Contains("algorithm.name = 'dream'; valid: deep_cfr"),
+                       cfr::InputError);
 }
 
 TEST_CASE("a toy algorithm registered from the tests trains, resumes and evaluates through cfr-run's driver") {
@@ -68,8 +71,8 @@ TEST_CASE("a toy algorithm registered from the tests trains, resumes and evaluat
   const std::string toml = cfr::to_toml(cfg);
   CHECK(toml.find("[test_uniform]\nsteps = 7  # test_uniform: a count") != std::string::npos);
   CHECK(toml.find("test_uniform (the tests' toy: the uniform policy)") != std::string::npos);
-  CHECK_THROWS_WITH_AS(cfr::apply_override(cfg, "test_uniform.steps=0"), doctest::Contains("test_uniform.steps = 0 is out of range"),
-                       cfr::InputError);
+  CHECK_THROWS_WITH_AS(cfr::apply_override(cfg, "test_uniform.steps=0"),
+                       doctest::Contains("test_uniform.steps = 0 is out of range"), cfr::InputError);
   CHECK_THROWS_WITH_AS(cfr::apply_override(cfg, "test_uniform.stride=2"), doctest::Contains("unknown key 'test_uniform.stride'"),
                        cfr::InputError);
 
@@ -97,6 +100,7 @@ TEST_CASE("a toy algorithm registered from the tests trains, resumes and evaluat
   // Evaluation as cfr-eval does it: the checkpoint's playing network (the registration's) as a policy.
   const cfr::CheckpointPolicy p = cfr::load_checkpoint_policy(dir.string());
   CHECK(p.iteration == 5);
-  CHECK(cfr::exploitability(p.tabular(cfr::build_game_tree("kuhn"))).exploitability == doctest::Approx(11.0 / 24.0).epsilon(1e-5));
+  CHECK(cfr::exploitability(p.tabular(cfr::build_game_tree("kuhn"))).exploitability ==
+        doctest::Approx(11.0 / 24.0).epsilon(1e-5));
   fs::remove_all(dir);
 }

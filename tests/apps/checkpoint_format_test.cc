@@ -32,9 +32,12 @@ std::map<std::string, FileChecksum> two_files() {
 }
 
 std::string meta_with(const std::string& key, const nlohmann::json& value) {
-  auto j = nlohmann::json::parse(checkpoint_meta_json(checkpoint_shape(kuhn_config()), false, 5, kNets, Rng(1).state(), two_files()));
-  if (value.is_discarded()) j.erase(key);
-  else j[key] = value;
+  auto j =
+      nlohmann::json::parse(checkpoint_meta_json(checkpoint_shape(kuhn_config()), false, 5, kNets, Rng(1).state(), two_files()));
+  if (value.is_discarded())
+    j.erase(key);
+  else
+    j[key] = value;
   return j.dump();
 }
 
@@ -52,8 +55,9 @@ std::string refusal(const std::string& text) {
 TEST_CASE("checkpoint meta.json round-trips and refuses another game, shape, widths or version") {
   const Config c = kuhn_config();
   const auto st = Rng(9).state();
-  const CheckpointMeta m = parse_checkpoint_meta(checkpoint_meta_json(checkpoint_shape(c), c.checkpoint.include_memories, 12, kNets, st, two_files()), "m",
-                                                 checkpoint_shape(c), kNets);
+  const CheckpointMeta m =
+      parse_checkpoint_meta(checkpoint_meta_json(checkpoint_shape(c), c.checkpoint.include_memories, 12, kNets, st, two_files()),
+                            "m", checkpoint_shape(c), kNets);
   CHECK(m.iteration == 12);
   CHECK(m.train_rng.w[2] == st.w[2]);
   CHECK(m.memories == c.checkpoint.include_memories);
@@ -63,9 +67,11 @@ TEST_CASE("checkpoint meta.json round-trips and refuses another game, shape, wid
 
   CHECK(refusal(meta_with("game", "leduc")).find("checkpoint of game \"leduc\", the config trains kuhn") != std::string::npos);
   CHECK(refusal(meta_with("version", 1)).find("format version 1; this cfr-run reads version 2") != std::string::npos);
-  const std::string widths = refusal(meta_with("networks", nlohmann::json::parse(
-      R"([{"name":"advantage0","input_width":30,"output_width":2},{"name":"advantage1","input_width":30,"output_width":2},)"
-      R"({"name":"strategy","input_width":30,"output_width":2}])")));
+  const std::string widths = refusal(meta_with(
+      "networks",
+      nlohmann::json::parse(
+          R"([{"name":"advantage0","input_width":30,"output_width":2},{"name":"advantage1","input_width":30,"output_width":2},)"
+          R"({"name":"strategy","input_width":30,"output_width":2}])")));
   CHECK(widths.find("checkpoint networks [{\"input_width\":30") != std::string::npos);
   CHECK(widths.find("this config needs [{\"input_width\":7,\"name\":\"advantage0\",\"output_width\":2}") != std::string::npos);
   // A set of another size (an algorithm with a fourth network) is another set.
@@ -74,7 +80,8 @@ TEST_CASE("checkpoint meta.json round-trips and refuses another game, shape, wid
   CHECK(shape.find("differs from the config's 2×64 relu") != std::string::npos);
   CHECK(shape.find("128") != std::string::npos);
   CHECK(refusal(meta_with("format", "something")).find("not a cfr-run checkpoint") != std::string::npos);
-  CHECK(refusal(meta_with("train_rng", nlohmann::json::value_t::discarded)).find("missing field 'train_rng'") != std::string::npos);
+  CHECK(refusal(meta_with("train_rng", nlohmann::json::value_t::discarded)).find("missing field 'train_rng'") !=
+        std::string::npos);
 }
 
 TEST_CASE("checkpoint meta.json proves itself: a changed value, a file list that climbs out or lacks a file are refused") {
@@ -94,9 +101,15 @@ TEST_CASE("checkpoint meta.json proves itself: a changed value, a file list that
 }
 
 TEST_CASE("checkpoint meta.json with wrong types is an InputError, never another exception") {
-  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
-           {"train_rng", "abc"}, {"train_rng", {1, 2, 3}}, {"train_rng", {1, 2, 3, -4}}, {"train_rng", {0, 0, 0, 0}},
-           {"iteration", "7"}, {"iteration", -3}, {"iteration", 1e12}, {"memories", 1}, {"network", 5}}) {
+  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{{"train_rng", "abc"},
+                                                                                      {"train_rng", {1, 2, 3}},
+                                                                                      {"train_rng", {1, 2, 3, -4}},
+                                                                                      {"train_rng", {0, 0, 0, 0}},
+                                                                                      {"iteration", "7"},
+                                                                                      {"iteration", -3},
+                                                                                      {"iteration", 1e12},
+                                                                                      {"memories", 1},
+                                                                                      {"network", 5}}) {
     CAPTURE(key);
     CHECK(!refusal(meta_with(key, value)).empty());
   }
@@ -149,6 +162,6 @@ TEST_CASE("checkpoint memories round-trip, and corrupt or truncated ones are ref
                        doctest::Contains("holds 8 samples, more than the configured capacity 4"), InputError);
   ReservoirMemory wide(8, 3, 2, 1);
   std::istringstream is2(bytes);
-  CHECK_THROWS_WITH_AS(read_checkpoint_memories(is2, "m.bin", wide, y, z), doctest::Contains("memory of samples 2→2, this run needs 3→2"),
-                       InputError);
+  CHECK_THROWS_WITH_AS(read_checkpoint_memories(is2, "m.bin", wide, y, z),
+                       doctest::Contains("memory of samples 2→2, this run needs 3→2"), InputError);
 }

@@ -32,9 +32,7 @@ TEST_CASE("every shipped config parses, validates and prints back to an equivale
     CHECK_NOTHROW(validate(c));
     const std::string printed = to_toml(c);
     const std::string tmp = "printed_" + e.path().filename().string();
-    {
-      std::ofstream(tmp) << printed;
-    }
+    { std::ofstream(tmp) << printed; }
     Config again = load_config(tmp);
     CHECK(to_toml(again) == printed);
     std::filesystem::remove(tmp);
@@ -88,11 +86,12 @@ TEST_CASE("each scheduler's options live in [scheduler.<name>] and the old share
         "t.toml:2: traversal.interleave_width is no longer a key: the window is a scheduler's option: "
         "scheduler.<name>.window, e.g. [scheduler.interleaved] window = 64");
   CHECK(error("[traversal]\nnum_workers = 2\n").find("[scheduler.pooled] threads = N") != std::string::npos);
-  CHECK(error("[scheduler.fifo]\nwindow = 2\n").find("t.toml:1: unknown section [scheduler.fifo]; [scheduler] holds one table "
-                                                   "per registered scheduler with options: interleaved, pooled, waves") !=
-        std::string::npos);
-  CHECK(error("[scheduler.interleaved]\nthreads = 2\n").find("unknown key 'scheduler.interleaved.threads'; valid keys in "
-                                                           "[scheduler.interleaved]: window, max_batch") != std::string::npos);
+  CHECK(error("[scheduler.fifo]\nwindow = 2\n")
+            .find("t.toml:1: unknown section [scheduler.fifo]; [scheduler] holds one table "
+                  "per registered scheduler with options: interleaved, pooled, waves") != std::string::npos);
+  CHECK(error("[scheduler.interleaved]\nthreads = 2\n")
+            .find("unknown key 'scheduler.interleaved.threads'; valid keys in "
+                  "[scheduler.interleaved]: window, max_batch") != std::string::npos);
   CHECK(error("[scheduler.pooled]\nthreads = 0\n").find("scheduler.pooled.threads = 0 is out of range [1, 1024]") !=
         std::string::npos);
   // A changed scheduler option is operational: a resume may change it.
@@ -108,9 +107,10 @@ TEST_CASE("config errors name the file, the line, the key and the valid choices"
   CHECK(error_of("unknown_key.toml").find("unknown_key.toml:6: unknown key 'traversal.schedular'; valid keys in [traversal]:") !=
         std::string::npos);
   CHECK(error_of("bad_type.toml").find("bad_type.toml:2: network.hidden_size must be an integer") != std::string::npos);
-  CHECK(error_of("out_of_range.toml").find("out_of_range.toml:2: traversal.outcome_sampling_epsilon = 1.5 is out of range [0, 1]") !=
-        std::string::npos);
-  CHECK(error_of("bad_choice.toml").find("traversal.scheduler = 'fifo'; registered schedulers: interleaved, pooled, recursive, waves") !=
+  CHECK(error_of("out_of_range.toml")
+            .find("out_of_range.toml:2: traversal.outcome_sampling_epsilon = 1.5 is out of range [0, 1]") != std::string::npos);
+  CHECK(error_of("bad_choice.toml")
+            .find("traversal.scheduler = 'fifo'; registered schedulers: interleaved, pooled, recursive, waves") !=
         std::string::npos);
   CHECK(error_of("bad_syntax.toml").find("bad_syntax.toml:1: TOML syntax error") != std::string::npos);
   CHECK(error_of("unknown_section.toml").find("unknown_section.toml:1: unknown section [trainer]; valid sections: run, rules") !=
@@ -135,8 +135,8 @@ TEST_CASE("--set overrides parse values as TOML, else as strings, and are checke
   apply_override(c, "optimization.ema_decay=0.99");
   CHECK(c.traversal.update_order == "alternating");
   CHECK(c.optimization.ema_decay == 0.99);
-  CHECK_THROWS_WITH_AS(apply_override(c, "traversal.update_order=random"),
-                       doctest::Contains("valid: simultaneous, alternating"), InputError);
+  CHECK_THROWS_WITH_AS(apply_override(c, "traversal.update_order=random"), doctest::Contains("valid: simultaneous, alternating"),
+                       InputError);
   CHECK_THROWS_WITH_AS(apply_override(c, "optimization.ema_decay=1.0"), doctest::Contains("out of range"), InputError);
 }
 

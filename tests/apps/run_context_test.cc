@@ -25,8 +25,10 @@ using cfr::test::metrics_of;
 
 /// A small Kuhn run of `algorithm` into a fresh directory of its own (test cases run in parallel
 /// processes); returns its metrics lines.
-std::vector<nlohmann::json> small_kuhn_run(const std::string& tag, const std::string& algorithm, const std::vector<std::string>& sets) {
-  const fs::path dir = fs::temp_directory_path() / ("cfr-test-run-context-" + tag + "-" + algorithm + "-" + std::to_string(::getpid()));
+std::vector<nlohmann::json> small_kuhn_run(const std::string& tag, const std::string& algorithm,
+                                           const std::vector<std::string>& sets) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("cfr-test-run-context-" + tag + "-" + algorithm + "-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   cfr::Config cfg = cfr::parse_config(R"([run]
 game = "kuhn"
@@ -65,7 +67,8 @@ TEST_CASE("a run stopped by its time budget ends with an evaluation whatever the
   for (const std::string algorithm : {"deep_cfr", "escher", "mmd", "test_uniform"}) {
     CAPTURE(algorithm);
     // 1000 iterations, an evaluation every 1000, 30 ms: the budget ends the run after its first iterations.
-    const auto m = small_kuhn_run("budget", algorithm, {"run.max_iterations=1000", "evaluation.eval_every=1000", "run.max_minutes=0.0005"});
+    const auto m =
+        small_kuhn_run("budget", algorithm, {"run.max_iterations=1000", "evaluation.eval_every=1000", "run.max_minutes=0.0005"});
     REQUIRE(!m.empty());
     CHECK(m.size() < 1000);
     CHECK(m.back().contains("exploitability"));

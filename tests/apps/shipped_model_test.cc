@@ -57,7 +57,8 @@ TEST_CASE("the shipped agent loads with its policy alone, of the game's widths, 
 
 TEST_CASE("the shipped agent's manifest records how it was trained and how strong it is") {
   const auto m = nlohmann::json::parse(read_text_file(kModel + "/manifest.json"));
-  for (const char* key : {"command", "revision", "training_wall_minutes", "training_iterations", "evaluation", "ladder", "parameters"})
+  for (const char* key :
+       {"command", "revision", "training_wall_minutes", "training_iterations", "evaluation", "ladder", "parameters"})
     CHECK_MESSAGE(m.contains(key), "manifest.json has no ", key);
   CHECK(m["training_wall_minutes"].get<double>() <= 120.0);
   for (const char* bot : {"heuristic_cautious", "heuristic_balanced"}) {

@@ -30,9 +30,11 @@ namespace cfr::test {
 class UniformTrainer final : public Trainer {
  public:
   UniformTrainer(const TrainerSetup& s, int input_width, int num_actions)
-      : run_(s.run), steps_(s.config.algorithm_options.at("test_uniform").integer("steps")),
+      : run_(s.run),
+        steps_(s.config.algorithm_options.at("test_uniform").integer("steps")),
         nets_(s.algorithm.networks(input_width, num_actions), s.run.network, s.run.seed),
-        tree_(build_game_tree(s.run.shape.game)), ctx_(s.run, s.io) {}
+        tree_(build_game_tree(s.run.shape.game)),
+        ctx_(s.run, s.io) {}
 
   int restore(const std::string& ck) override {
     const CheckpointMeta meta = read_checkpoint_meta(ck, run_.shape, nets_.specs());
@@ -70,7 +72,8 @@ class UniformTrainer final : public Trainer {
 
 inline std::unique_ptr<Trainer> make_uniform_trainer(const TrainerSetup& s) {
   if (!is_enumerable(s.run.shape.game))
-    throw InputError(fmt::format("algorithm.name = 'test_uniform' is for enumerable games; this run's is '{}'", s.run.shape.game));
+    throw InputError(
+        fmt::format("algorithm.name = 'test_uniform' is for enumerable games; this run's is '{}'", s.run.shape.game));
   const auto [W, A] = traversal_widths(s.run.shape.game, s.game);
   return std::make_unique<UniformTrainer>(s, W, A);
 }
@@ -81,9 +84,10 @@ inline void register_uniform_algorithm() {
       .name = "test_uniform",
       .description = "test_uniform (the tests' toy: the uniform policy)",
       .options = {integer_option("steps", 1, 1, 1000, "a count the trainer writes as toy_steps = steps * iteration")},
-      .networks = [](int W, int A) {
-        return NetworkSpecs{{.name = "policy", .input_width = W, .output_width = A, .loss = NetLoss::kSoftCrossEntropy}};
-      },
+      .networks =
+          [](int W, int A) {
+            return NetworkSpecs{{.name = "policy", .input_width = W, .output_width = A, .loss = NetLoss::kSoftCrossEntropy}};
+          },
       .playing_network = 0,
       .validate = nullptr,
       .memory = nullptr,

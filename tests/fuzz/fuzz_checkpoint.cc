@@ -24,8 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const int W = s.info_state_size(), A = s.num_distinct_actions();
   // Each part on its own: a mutated meta.json almost never keeps its checksum, which would
   // otherwise shield the memories' reader from the fuzzer.
-  const int meta_rc = cfr::fuzz::accept_or_clear_error(
-      [&] { (void)cfr::parse_checkpoint_meta(meta_text, "fuzz/meta.json", cfr::checkpoint_shape(cfg), cfr::deep_cfr_networks(W, A)); });
+  const int meta_rc = cfr::fuzz::accept_or_clear_error([&] {
+    (void)cfr::parse_checkpoint_meta(meta_text, "fuzz/meta.json", cfr::checkpoint_shape(cfg), cfr::deep_cfr_networks(W, A));
+  });
   const int memories_rc = cfr::fuzz::accept_or_clear_error([&] {
     cfr::ReservoirMemory a0(1000, W, A, 1), a1(1000, W, A, 2), st(1000, W, A, 3);
     std::istringstream in(memories);

@@ -1,8 +1,8 @@
 // Fuzz target: the policy-file reader (cfr-exploit's input). A file that parses is checked
 // against its game's tree (every information set defined, rows valid distributions) and, when
 // accepted, its exact exploitability is computed.
-#include "engine/tabular/best_response.h"
 #include "engine/games/games.h"
+#include "engine/tabular/best_response.h"
 #include "engine/tabular/policy.h"
 #include "tests/fuzz/fuzz_common.h"
 

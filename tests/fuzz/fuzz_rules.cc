@@ -4,16 +4,17 @@
 // must hold up in dealing, the bots and scoring too.
 #include <array>
 
+#include "engine/core/rng.h"
 #include "engine/games/bots.h"
 #include "engine/games/lost_cities.h"
 #include "engine/games/replay.h"
-#include "engine/core/rng.h"
 #include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   return cfr::fuzz::accept_or_clear_error([&] {
     const cfr::lc::Rules rules = cfr::lc::rules_from_json_text(cfr::fuzz::as_text(data, size), "--rules");
-    const auto bots = std::array{cfr::lc::make_bot("heuristic_aggressive", rules), cfr::lc::make_bot("heuristic_balanced", rules)};
+    const auto bots =
+        std::array{cfr::lc::make_bot("heuristic_aggressive", rules), cfr::lc::make_bot("heuristic_balanced", rules)};
     cfr::Rng rng(1);
     cfr::lc::State s = cfr::lc::State::deal(rules, 0);
     s.check_invariants();

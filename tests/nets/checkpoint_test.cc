@@ -113,8 +113,9 @@ TEST_CASE("loading a file of another network shape is refused naming the file an
   struct Other {
     int in, out, h, layers;
   };
-  for (const Other o : {Other{kIn, kOut, 2 * kHidden, kLayers}, Other{kIn, kOut, kHidden, kLayers + 1},
-                        Other{kIn, kOut, kHidden, kLayers - 1}, Other{kIn + 1, kOut, kHidden, kLayers}, Other{kIn, kOut + 1, kHidden, kLayers}}) {
+  for (const Other o :
+       {Other{kIn, kOut, 2 * kHidden, kLayers}, Other{kIn, kOut, kHidden, kLayers + 1}, Other{kIn, kOut, kHidden, kLayers - 1},
+        Other{kIn + 1, kOut, kHidden, kLayers}, Other{kIn, kOut + 1, kHidden, kLayers}}) {
     CAPTURE(o.in);
     CAPTURE(o.out);
     CAPTURE(o.h);
@@ -176,7 +177,8 @@ TEST_CASE("AdamW moments and weight averages are restored: k steps, save, m step
 TEST_CASE("reinitialize_advantage depends only on (seed, player, iteration) and resets the optimiser and the average") {
   configure_torch_threads(1);
   Memories m(30);
-  NetworkSet a(deep_cfr_specs(), small_config(), 5), b(deep_cfr_specs(), small_config(), 5), c(deep_cfr_specs(), small_config(), 6);
+  NetworkSet a(deep_cfr_specs(), small_config(), 5), b(deep_cfr_specs(), small_config(), 5),
+      c(deep_cfr_specs(), small_config(), 6);
   Rng rng(1);
   TrainConfig cfg = kAdamW;
   cfg.ema_decay = 0.9;
@@ -191,7 +193,7 @@ TEST_CASE("reinitialize_advantage depends only on (seed, player, iteration) and 
   a.publish();
   b.publish();
   c.publish();
-  CHECK(same_bits(net_weights(a, 0), net_weights(b, 0)));  // the new weights, not a's old average
+  CHECK(same_bits(net_weights(a, 0), net_weights(b, 0)));   // the new weights, not a's old average
   CHECK(!same_bits(net_weights(a, 0), net_weights(c, 0)));  // another run seed
   b.reinitialize(0, 8);
   b.reinitialize(1, 7);
@@ -225,7 +227,7 @@ TEST_CASE("with ema_decay β publish sends the average ema = b·ema + (1 − b)�
     plain.train(kStrat, batch, 2, cfg, r2);
     averaged.publish();
     plain.publish();
-    const auto w = net_weights(plain, kStrat);  // the training weights after step s
+    const auto w = net_weights(plain, kStrat);        // the training weights after step s
     if (ema.empty()) ema.assign(w.begin(), w.end());  // the average starts at the weights
     const double b = std::min(0.2, (1.0 + s) / (10.0 + s));
     for (std::size_t i = 0; i < w.size(); ++i) ema[i] = b * ema[i] + (1 - b) * w[i];

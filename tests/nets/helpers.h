@@ -16,8 +16,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/memory/reservoir.h"
 #include "engine/core/rng.h"
+#include "engine/memory/reservoir.h"
 #include "nets/network_spec.h"
 #include "nets/networks.h"
 
@@ -122,7 +122,8 @@ inline void fill_memory(ReservoirMemory& mem, int n, std::uint64_t seed, int max
     }
     if (strategy)  // a distribution over the legal actions
       for (float& v : target) v = sum > 0 ? v / sum : 0.0F;
-    mem.insert(in.data(), target.data(), legal, 1 + static_cast<std::int32_t>(rng.below(static_cast<std::uint32_t>(max_iteration))));
+    mem.insert(in.data(), target.data(), legal,
+               1 + static_cast<std::int32_t>(rng.below(static_cast<std::uint32_t>(max_iteration))));
   }
 }
 

@@ -18,8 +18,8 @@ namespace {
 // Training settings whose steps leave the weights unchanged (learning rate 0), so that every
 // step's loss is the loss of the starting weights; no clipping.
 TrainConfig frozen(int updates, int batch, bool linear = true) {
-  return {.updates = updates, .batch_size = batch, .learning_rate = 0, .weight_decay = 0, .grad_clip = 0,
-          .linear_weighting = linear};
+  return {
+      .updates = updates, .batch_size = batch, .learning_rate = 0, .weight_decay = 0, .grad_clip = 0, .linear_weighting = linear};
 }
 
 // Every published weight set to 0: every output is 0, whatever the input.
@@ -77,7 +77,8 @@ TEST_CASE("parameters(net) is in·h + h + (L−1)(h·h + h) + h·out + out for a
     CAPTURE(s.h);
     CAPTURE(s.layers);
     NetworkSet nets(deep_cfr_specs(s.in, s.out), small_config(0, s.h, s.layers), 1);
-    const std::int64_t expected = std::int64_t{s.in} * s.h + s.h + std::int64_t{s.layers - 1} * (s.h * s.h + s.h) + s.h * s.out + s.out;
+    const std::int64_t expected =
+        std::int64_t{s.in} * s.h + s.h + std::int64_t{s.layers - 1} * (s.h * s.h + s.h) + s.h * s.out + s.out;
     for (int net = 0; net < kNets; ++net) CHECK(nets.parameters(net) == expected);
     CHECK(nets.total_parameters() == kNets * expected);
     CHECK(nets.published_weights().size() == static_cast<std::size_t>(kNets * expected));
@@ -202,7 +203,8 @@ TEST_CASE("both losses equal the values computed from the network's own outputs"
     for (int a = 0; a < kOut; ++a)
       if (mask_has(rows[static_cast<std::size_t>(i)].legal, a)) {
         const double w = rows[static_cast<std::size_t>(i)].weight / iteration;
-        const double d = pred[static_cast<std::size_t>(i * kOut + a)] - rows[static_cast<std::size_t>(i)].target[static_cast<std::size_t>(a)];
+        const double d =
+            pred[static_cast<std::size_t>(i * kOut + a)] - rows[static_cast<std::size_t>(i)].target[static_cast<std::size_t>(a)];
         num += w * d * d;
         den += w;
       }
@@ -232,7 +234,8 @@ TEST_CASE("both losses equal the values computed from the network's own outputs"
     lse = std::log(lse);
     double ce = 0;
     for (int a = 0; a < kOut; ++a)
-      if (mask_has(r.legal, a)) ce -= r.target[static_cast<std::size_t>(a)] * (logits[static_cast<std::size_t>(i * kOut + a)] - lse);
+      if (mask_has(r.legal, a))
+        ce -= r.target[static_cast<std::size_t>(a)] * (logits[static_cast<std::size_t>(i * kOut + a)] - lse);
     num += r.weight / iteration * ce;
     den += r.weight / iteration;
   }
@@ -244,7 +247,10 @@ TEST_CASE("illegal actions' advantage targets change neither the loss nor the tr
   configure_torch_threads(1);
   std::vector<FixedBatch::Row> rows;
   for (int i = 0; i < 8; ++i)
-    rows.push_back({row(60 + static_cast<std::uint64_t>(i)), {0.5F, -0.25F, 1.0F, 0.75F}, ActionMask{0b0101} << (i % 2), static_cast<float>(1 + i % 3)});
+    rows.push_back({row(60 + static_cast<std::uint64_t>(i)),
+                    {0.5F, -0.25F, 1.0F, 0.75F},
+                    ActionMask{0b0101} << (i % 2),
+                    static_cast<float>(1 + i % 3)});
   auto changed = rows;
   for (auto& r : changed)
     for (int a = 0; a < kOut; ++a)
@@ -272,7 +278,9 @@ TEST_CASE("an action illegal in every row of the batch gets no update in either 
   configure_torch_threads(1);
   std::vector<FixedBatch::Row> rows;
   for (int i = 0; i < 6; ++i)
-    rows.push_back({row(80 + static_cast<std::uint64_t>(i)), {0.2F, 0.5F, 0.3F, 0.0F}, i % 2 ? ActionMask{0b0111} : ActionMask{0b0011},
+    rows.push_back({row(80 + static_cast<std::uint64_t>(i)),
+                    {0.2F, 0.5F, 0.3F, 0.0F},
+                    i % 2 ? ActionMask{0b0111} : ActionMask{0b0011},
                     static_cast<float>(1 + i)});
   FixedBatch batch(rows);
   NetworkSet nets(deep_cfr_specs(), small_config(), 8);
@@ -377,7 +385,8 @@ TEST_CASE("every query sees exactly the last published weights, on every replica
       for (int net = 0; net < kNets; ++net) {
         const auto y = evaluate(nets.evaluator(net, r), x);
         const auto& want = a ? out_a : out_b;
-        CHECK(same_bits(y, std::span(want).subspan(static_cast<std::size_t>(net * 5 * kOut), static_cast<std::size_t>(5 * kOut))));
+        CHECK(
+            same_bits(y, std::span(want).subspan(static_cast<std::size_t>(net * 5 * kOut), static_cast<std::size_t>(5 * kOut))));
       }
   }
   // A weight vector of another size is refused.
@@ -404,7 +413,10 @@ std::vector<float> pg_target(int action, float advantage, float behaviour, std::
 }
 
 NetworkSpecs policy_specs() {
-  return {{.name = "policy", .input_width = kIn, .output_width = kOut, .loss = NetLoss::kClippedPolicyGradient,
+  return {{.name = "policy",
+           .input_width = kIn,
+           .output_width = kOut,
+           .loss = NetLoss::kClippedPolicyGradient,
            .target_width = 4 * kOut + 1}};
 }
 
@@ -461,8 +473,8 @@ TEST_CASE("MMD's policy loss raises a positive-advantage move, and its cloning t
   };
   const auto x = row(5);
   const std::vector<float> uniform = {1 / 3.0F, 1 / 3.0F, 1 / 3.0F, 0};
-  TrainConfig cfg{.updates = 30, .batch_size = 1, .learning_rate = 1e-2, .weight_decay = 0, .grad_clip = 0,
-                  .linear_weighting = false};
+  TrainConfig cfg{
+      .updates = 30, .batch_size = 1, .learning_rate = 1e-2, .weight_decay = 0, .grad_clip = 0, .linear_weighting = false};
   {  // advantage +1 at action 2, no KL terms
     NetworkSet nets(policy_specs(), small_config(), 3);
     const double before = prob(nets, x, 0b0111, 2);

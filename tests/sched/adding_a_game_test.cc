@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "engine/tabular/best_response.h"
 #include "engine/games/games.h"
+#include "engine/tabular/best_response.h"
 #include "engine/tabular/tabular_cfr.h"
 #include "tests/engine/games/conformance.h"
 #include "tests/engine/games/high_low.h"
@@ -40,8 +40,7 @@ TEST_CASE("adding a game: one registration gives name dispatch, its tree and wid
   const GameTree tree = build_game_tree<WithHighLow>("high_low");
   CHECK(tree.num_infosets() == 4);  // H, L for player 0; Hb, Lb for player 1 (a check ends the hand)
   // The built-in registry does not know it: an unknown name lists the registered games.
-  CHECK_THROWS_WITH_AS(build_game_tree("high_low"), "unknown game 'high_low'; valid games: lost_cities, kuhn, leduc",
-                       InputError);
+  CHECK_THROWS_WITH_AS(build_game_tree("high_low"), "unknown game 'high_low'; valid games: lost_cities, kuhn, leduc", InputError);
 }
 
 TEST_CASE("adding a game: tabular CFR+ solves it exactly") {
@@ -66,7 +65,8 @@ TEST_CASE("adding a game: coroutine traversals give the same samples under every
     for (const auto& name : scheduler_names()) {
       CAPTURE(name);
       cfr::testing::CollectingSink got(game.input_width(), game.num_actions());
-      make_scheduler(name, cfr::testing::declared_options(name, {{"window", 7}, {"max_batch", 5}, {"threads", 2}}))->run(job, nets.span(), got);
+      make_scheduler(name, cfr::testing::declared_options(name, {{"window", 7}, {"max_batch", 5}, {"threads", 2}}))
+          ->run(job, nets.span(), got);
       CHECK(cfr::testing::same_samples(got.advantage, reference.advantage));
       CHECK(cfr::testing::same_samples(got.strategy, reference.strategy));
     }

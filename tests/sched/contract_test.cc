@@ -136,8 +136,8 @@ TEST_CASE("an evaluator exception ends every scheduler's run cleanly with its ca
     FailingEvaluator bad(game.input_width(), game.num_actions(), 3);
     nets.ptrs[kAdvantageNet0] = &bad;
     CollectingSink sink(game.input_width(), game.num_actions());
-    CHECK_THROWS_WITH_AS(make_scheduler(v.scheduler, v.config)->run(job, nets.span(), sink),
-                         "evaluator failed on purpose", std::runtime_error);
+    CHECK_THROWS_WITH_AS(make_scheduler(v.scheduler, v.config)->run(job, nets.span(), sink), "evaluator failed on purpose",
+                         std::runtime_error);
   }
 }
 

@@ -22,8 +22,14 @@ template <class S>
 class TabularEscher {
  public:
   explicit TabularEscher(const EscherOptions& opts)
-      : opts_(opts), tree_(GameTree::build<S>(std::string(S::kName))), W_(game_.input_width()), A_(game_.num_actions()),
-        regrets0_(W_, A_), regrets1_(W_, A_), average_(W_, A_), strategy_(W_, A_),
+      : opts_(opts),
+        tree_(GameTree::build<S>(std::string(S::kName))),
+        W_(game_.input_width()),
+        A_(game_.num_actions()),
+        regrets0_(W_, A_),
+        regrets1_(W_, A_),
+        average_(W_, A_),
+        strategy_(W_, A_),
         scheduler_(make_scheduler("interleaved", {{"window", 16}})) {
     nets_[kAdvantageNet0] = &regrets0_;
     nets_[kAdvantageNet1] = &regrets1_;
@@ -53,8 +59,13 @@ class TabularEscher {
     EscherOptions o = opts_;
     o.value_target = target;
     o.value_epsilon = epsilon;
-    TraversalJob job{.iteration = t_, .traverser = 0, .num_traversals = trajectories, .seed = 11, .input_width = 2 * W_,
-                     .output_width = A_, .start = [&](TraversalContext& ctx) { return escher_value_traversal(ctx, game_, o); }};
+    TraversalJob job{.iteration = t_,
+                     .traverser = 0,
+                     .num_traversals = trajectories,
+                     .seed = 11,
+                     .input_width = 2 * W_,
+                     .output_width = A_,
+                     .start = [&](TraversalContext& ctx) { return escher_value_traversal(ctx, game_, o); }};
     CollectingSink sink(2 * W_, A_);
     scheduler_->run(job, {nets_.data(), nets_.size()}, sink);
     TabularEvaluator sums(2 * W_, A_), counts(2 * W_, A_);
@@ -83,8 +94,13 @@ class TabularEscher {
 
  private:
   void run(CollectingSink& sink, int traversals, int p) {
-    TraversalJob job{.iteration = t_, .traverser = p, .num_traversals = traversals, .seed = 5, .input_width = W_,
-                     .output_width = A_, .start = [this](TraversalContext& ctx) { return escher_regret_traversal(ctx, game_, opts_); }};
+    TraversalJob job{.iteration = t_,
+                     .traverser = p,
+                     .num_traversals = traversals,
+                     .seed = 5,
+                     .input_width = W_,
+                     .output_width = A_,
+                     .start = [this](TraversalContext& ctx) { return escher_regret_traversal(ctx, game_, opts_); }};
     scheduler_->run(job, {nets_.data(), nets_.size()}, sink);
   }
 
@@ -101,7 +117,8 @@ class TabularEscher {
                    for (int a = 0; a < A_; ++a) row[static_cast<std::size_t>(a)] = static_cast<float>(q[a]);
                    // Histories that differ only in suits share an encoding (Leduc encodes ranks): their values agree.
                    if (const double* seen = values_->find(hist.data())) {
-                     for (ActionMask m = legal; m != 0; m &= m - 1) CHECK(std::abs(seen[std::countr_zero(m)] - q[std::countr_zero(m)]) < 1e-4);
+                     for (ActionMask m = legal; m != 0; m &= m - 1)
+                       CHECK(std::abs(seen[std::countr_zero(m)] - q[std::countr_zero(m)]) < 1e-4);
                    } else {
                      values_->add(hist.data(), row.data());
                    }
@@ -146,8 +163,9 @@ TEST_CASE("ESCHER with tabular regrets and exact history values falls steadily o
     }
     curve.push_back(solver.nash_conv());
   }
-  MESSAGE(fmt::format("Leduc tabular ESCHER, NashConv at 200/400/800/1600 iterations × 20 traversals: {:.3f} {:.3f} {:.3f} {:.3f}",
-                      curve[0], curve[1], curve[2], curve[3]));
+  MESSAGE(
+      fmt::format("Leduc tabular ESCHER, NashConv at 200/400/800/1600 iterations × 20 traversals: {:.3f} {:.3f} {:.3f} {:.3f}",
+                  curve[0], curve[1], curve[2], curve[3]));
   for (std::size_t i = 1; i < curve.size(); ++i) CHECK(curve[i] < curve[i - 1]);
   CHECK(curve.back() < 0.4);
 }
@@ -159,8 +177,10 @@ TEST_CASE("ESCHER's value trajectories: importance-weighted targets average to t
   const double iw = solver.value_error(200000, EscherValueTarget::kImportanceWeighted, 0.3);
   const double ret_small = solver.value_error(200000, EscherValueTarget::kReturn, 0.02);
   const double ret_large = solver.value_error(200000, EscherValueTarget::kReturn, 0.6);
-  MESSAGE(fmt::format("Kuhn value targets, mean |average - exact q|: importance-weighted (ε 0.3) {:.4f}, returns (ε 0.02) {:.4f}, "
-                      "returns (ε 0.6) {:.4f}", iw, ret_small, ret_large));
+  MESSAGE(
+      fmt::format("Kuhn value targets, mean |average - exact q|: importance-weighted (ε 0.3) {:.4f}, returns (ε 0.02) {:.4f}, "
+                  "returns (ε 0.6) {:.4f}",
+                  iw, ret_small, ret_large));
   CHECK(iw < 0.03);
   CHECK(ret_small < 0.03);
   CHECK(ret_large > 2 * ret_small);  // the bias of plain returns grows with the exploration

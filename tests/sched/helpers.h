@@ -105,8 +105,8 @@ inline double average_nash_conv(const GameTree& tree, const TabularEvaluator& av
 }
 
 template <class G>
-TraversalJob make_job(const G& game, const TraversalOptions& opts, int traversals, int iteration = 1,
-                      int traverser = 0, std::uint64_t seed = 79) {
+TraversalJob make_job(const G& game, const TraversalOptions& opts, int traversals, int iteration = 1, int traverser = 0,
+                      std::uint64_t seed = 79) {
   TraversalJob job;
   job.iteration = iteration;
   job.traverser = traverser;

@@ -49,14 +49,20 @@ TEST_CASE("a four-network algorithm runs through every scheduler: its widths, ba
     nets.push_back(owned.back().get());
   }
   constexpr int kTraversals = 40, kRounds = 3;
-  TraversalJob job{.iteration = 2, .traverser = 1, .num_traversals = kTraversals, .seed = 9, .input_width = 1,
-                   .output_width = kNets, .start = [](TraversalContext& ctx) { return four_net_traversal(ctx, kRounds); }};
+  TraversalJob job{.iteration = 2,
+                   .traverser = 1,
+                   .num_traversals = kTraversals,
+                   .seed = 9,
+                   .input_width = 1,
+                   .output_width = kNets,
+                   .start = [](TraversalContext& ctx) { return four_net_traversal(ctx, kRounds); }};
   testing::CollectingSink reference(1, kNets);
   make_scheduler("recursive", {})->run(job, nets, reference);
   REQUIRE(reference.advantage.size() == kTraversals);
   for (const auto& name : scheduler_names()) {
-    for (const SchedulerOptions& profile : {SchedulerOptions{{"window", 16}, {"max_batch", 8}, {"threads", 1}},
-                                            SchedulerOptions{{"window", 9}, {"max_batch", 3}, {"threads", 2}, {"deadline_us", 50}}}) {
+    for (const SchedulerOptions& profile :
+         {SchedulerOptions{{"window", 16}, {"max_batch", 8}, {"threads", 1}},
+          SchedulerOptions{{"window", 9}, {"max_batch", 3}, {"threads", 2}, {"deadline_us", 50}}}) {
       const SchedulerOptions config = testing::declared_options(name, profile);
       CAPTURE(name);
       CAPTURE(config.describe());
@@ -78,8 +84,8 @@ TEST_CASE("a four-network algorithm runs through every scheduler: its widths, ba
       const int net = (k + index + r) % kNets;
       for (int i = 0; i < kInputs[net]; ++i) in[static_cast<std::size_t>(i)] = static_cast<float>(index * 10 + r + i);
       const std::vector<ActionMask> legal{ActionMask{1}};
-      nets[static_cast<std::size_t>(net)]->evaluate(std::span<const float>(in.data(), static_cast<std::size_t>(kInputs[net])), legal,
-                                                    std::span<float>(out.data(), static_cast<std::size_t>(kOutputs[net])));
+      nets[static_cast<std::size_t>(net)]->evaluate(std::span<const float>(in.data(), static_cast<std::size_t>(kInputs[net])),
+                                                    legal, std::span<float>(out.data(), static_cast<std::size_t>(kOutputs[net])));
       for (int o = 0; o < kOutputs[net]; ++o) want[net] += out[static_cast<std::size_t>(o)];
     }
   for (int k = 0; k < kNets; ++k) CHECK(reference.advantage.target(index)[k] == want[k]);

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include "engine/core/errors.h"
@@ -137,8 +137,8 @@ void check_same_view(cfr::MergedSamples& a, cfr::MergedSamples& b, const Reservo
   }
   for (std::int64_t k = 0; k < m.size(); ++k) REQUIRE(a.find(m.input(k)) == b.find(m.input(k)));
   const auto n = static_cast<int>(std::min<std::int64_t>(a.rows(), 16));
-  std::vector<float> in_a(static_cast<std::size_t>(n * W)), tg_a(static_cast<std::size_t>(n * A)),
-      lg_a(tg_a.size()), w_a(static_cast<std::size_t>(n));
+  std::vector<float> in_a(static_cast<std::size_t>(n * W)), tg_a(static_cast<std::size_t>(n * A)), lg_a(tg_a.size()),
+      w_a(static_cast<std::size_t>(n));
   auto in_b = in_a, tg_b = tg_a, lg_b = lg_a, w_b = w_a;
   Rng ra(5), rb(5);
   a.sample(n, ra, in_a, tg_a, lg_a, w_a);

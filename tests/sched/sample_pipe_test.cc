@@ -14,14 +14,14 @@ TEST_CASE("the sample pipe delivers every traversal in order and applies back-pr
   const Nets nets = hash_nets(game.input_width(), game.num_actions());
   std::vector<int> seen;
   std::int64_t adv = 0;
-  SamplePipe pipe(game.input_width(), game.num_actions(), {.capacity_blocks = 2, .block_samples = 50},
-                  [&](const SampleBlock& b) {
-                    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // a slow trainer
-                    for (int i = b.first_traversal; i <= b.last_traversal; ++i) seen.push_back(i);
-                    adv += b.advantage.size();
-                  });
+  SamplePipe pipe(game.input_width(), game.num_actions(), {.capacity_blocks = 2, .block_samples = 50}, [&](const SampleBlock& b) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // a slow trainer
+    for (int i = b.first_traversal; i <= b.last_traversal; ++i) seen.push_back(i);
+    adv += b.advantage.size();
+  });
   register_builtin_schedulers();
-  const RunStats st = make_scheduler("pooled", {{"window", 16}, {"threads", 2}})->run(make_job(game, opts, 80), nets.span(), pipe);
+  const RunStats st =
+      make_scheduler("pooled", {{"window", 16}, {"threads", 2}})->run(make_job(game, opts, 80), nets.span(), pipe);
   pipe.flush();
   std::vector<int> expected(80);
   for (int i = 0; i < 80; ++i) expected[static_cast<std::size_t>(i)] = i;

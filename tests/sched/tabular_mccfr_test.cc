@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/tabular/best_response.h"
 #include "engine/games/games.h"
+#include "engine/tabular/best_response.h"
 #include "tests/sched/helpers.h"
 
 using namespace cfr;
@@ -17,9 +17,15 @@ template <class S>
 class TabularMccfr {
  public:
   TabularMccfr(const TraversalOptions& opts, const std::string& scheduler, const SchedulerOptions& cfg)
-      : opts_(opts), tree_(GameTree::build<S>(std::string(S::kName))),
-        W_(game_.input_width()), A_(game_.num_actions()), regrets0_(W_, A_), regrets1_(W_, A_), average_(W_, A_),
-        strategy_(W_, A_), scheduler_(make_scheduler(scheduler, cfg)) {
+      : opts_(opts),
+        tree_(GameTree::build<S>(std::string(S::kName))),
+        W_(game_.input_width()),
+        A_(game_.num_actions()),
+        regrets0_(W_, A_),
+        regrets1_(W_, A_),
+        average_(W_, A_),
+        strategy_(W_, A_),
+        scheduler_(make_scheduler(scheduler, cfg)) {
     nets_[kAdvantageNet0] = &regrets0_;
     nets_[kAdvantageNet1] = &regrets1_;
     nets_[kStrategyNet] = &strategy_;
@@ -59,8 +65,8 @@ class TabularMccfr {
 
 TEST_CASE("coroutine external sampling with tabular regrets reaches NashConv 0.05 on Kuhn") {
   register_builtin_schedulers();
-  TabularMccfr<kuhn::State> solver({.kind = TraversalKind::kExternalSampling, .fallback = RmFallback::kUniform},
-                                   "interleaved", {{"window", 8}});
+  TabularMccfr<kuhn::State> solver({.kind = TraversalKind::kExternalSampling, .fallback = RmFallback::kUniform}, "interleaved",
+                                   {{"window", 8}});
   int reached = -1;
   for (int it = 1; it <= 4000 && reached < 0; ++it) {
     solver.iteration(1);
@@ -72,13 +78,13 @@ TEST_CASE("coroutine external sampling with tabular regrets reaches NashConv 0.0
 
 TEST_CASE("coroutine external sampling with tabular regrets falls below NashConv 0.5 on Leduc") {
   register_builtin_schedulers();
-  TabularMccfr<leduc::State> solver({.kind = TraversalKind::kExternalSampling, .fallback = RmFallback::kUniform},
-                                    "interleaved", {{"window", 16}});
+  TabularMccfr<leduc::State> solver({.kind = TraversalKind::kExternalSampling, .fallback = RmFallback::kUniform}, "interleaved",
+                                    {{"window", 16}});
   double nc = 0;
   for (int it = 1; it <= 2000; ++it) solver.iteration(10);
   nc = solver.nash_conv();
-  MESSAGE(fmt::format("Leduc ES via coroutines: NashConv {:.4f} after 2000 iterations × 10 traversals per player ({} nodes)",
-                      nc, solver.nodes()));
+  MESSAGE(fmt::format("Leduc ES via coroutines: NashConv {:.4f} after 2000 iterations × 10 traversals per player ({} nodes)", nc,
+                      solver.nodes()));
   CHECK(nc < 0.5);
 }
 
@@ -101,8 +107,9 @@ TEST_CASE("coroutine outcome sampling with tabular regrets falls steadily on Led
     }
     curve.push_back(solver.nash_conv());
   }
-  MESSAGE(fmt::format("Leduc OS via coroutines, NashConv at 250/1000/4000/16000 iterations × 10 traversals: {:.3f} {:.3f} {:.3f} {:.3f}",
-                      curve[0], curve[1], curve[2], curve[3]));
+  MESSAGE(fmt::format(
+      "Leduc OS via coroutines, NashConv at 250/1000/4000/16000 iterations × 10 traversals: {:.3f} {:.3f} {:.3f} {:.3f}",
+      curve[0], curve[1], curve[2], curve[3]));
   for (std::size_t i = 1; i < curve.size(); ++i) CHECK(curve[i] < curve[i - 1]);
   CHECK(curve.back() < 0.8 * curve.front());
 }

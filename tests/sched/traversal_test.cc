@@ -67,7 +67,8 @@ class ReferenceOutcomeSampling {
     const float unif = 1.0F / static_cast<float>(mask_count(legal));
     for (int b = 0; b < A; ++b)
       pr[static_cast<std::size_t>(b)] =
-          mask_has(legal, b) ? static_cast<float>((1.0 - o_.epsilon) * sigma[static_cast<std::size_t>(b)] + o_.epsilon * unif) : 0.0F;
+          mask_has(legal, b) ? static_cast<float>((1.0 - o_.epsilon) * sigma[static_cast<std::size_t>(b)] + o_.epsilon * unif)
+                             : 0.0F;
     const int a = sample_action(pr.data(), legal, rng_);
     const int ai = adv_.push(p, it_, legal);
     std::copy(in.begin(), in.end(), adv_.input(ai));

@@ -15,8 +15,11 @@ DeepCfrOptions deep_cfr_options(const Config& c) {
   const auto& t = c.traversal;
   const auto& op = c.optimization;
   const bool linear = c.weighting_mode == "lcfr";
-  const TrainConfig base{.learning_rate = op.learning_rate, .weight_decay = op.weight_decay, .grad_clip = op.grad_clip,
-                         .linear_weighting = linear, .ema_decay = op.ema_decay};
+  const TrainConfig base{.learning_rate = op.learning_rate,
+                         .weight_decay = op.weight_decay,
+                         .grad_clip = op.grad_clip,
+                         .linear_weighting = linear,
+                         .ema_decay = op.ema_decay};
   TrainConfig adv = base, strat = base;
   adv.updates = op.advantage_updates_per_iteration;
   adv.batch_size = op.advantage_batch_size;
@@ -25,11 +28,13 @@ DeepCfrOptions deep_cfr_options(const Config& c) {
   strat.batch_size = op.strategy_batch_size;
   return {
       .traversals_per_player = t.traversals_per_player,
-      .traversal = {.kind = t.algorithm == "external_sampling" ? TraversalKind::kExternalSampling : TraversalKind::kOutcomeSampling,
+      .traversal = {.kind =
+                        t.algorithm == "external_sampling" ? TraversalKind::kExternalSampling : TraversalKind::kOutcomeSampling,
                     .epsilon = t.outcome_sampling_epsilon,
                     .prob_floor = t.probability_floor,
                     .value_clip = t.outcome_sampling_value_clip,
-                    .unsampled = t.outcome_unsampled_regret == "zero" ? UnsampledRegret::kZero : UnsampledRegret::kNegativeNodeValue,
+                    .unsampled =
+                        t.outcome_unsampled_regret == "zero" ? UnsampledRegret::kZero : UnsampledRegret::kNegativeNodeValue,
                     .max_nodes = t.max_nodes_per_traversal,
                     .cutoff = cutoff_value(c),
                     .opponent = t.opponent_policy == "average_strategy" ? OpponentPolicy::kAverageStrategy
@@ -55,19 +60,19 @@ MemoryNeed deep_cfr_memory(const Config& c, int W, int A, std::int64_t value_cap
   // With merge_duplicates each memory has a view keeping a few bytes per slot (its rows, a copy
   // per distinct input, are what merging is for: few where it pays; see the run's warning).
   const auto& m = c.memory;
-  const double per = static_cast<double>(ReservoirMemory::bytes_per_sample(W, A) +
-                                         (m.merge_duplicates ? MergedSamples::kBytesPerSlot : 0));
+  const double per =
+      static_cast<double>(ReservoirMemory::bytes_per_sample(W, A) + (m.merge_duplicates ? MergedSamples::kBytesPerSlot : 0));
   double need = per * (2.0 * static_cast<double>(m.advantage_capacity) + static_cast<double>(m.strategy_capacity));
   if (value_capacity > 0)  // ESCHER's value memory: history inputs (2·W), never merged
     need += static_cast<double>(ReservoirMemory::bytes_per_sample(2 * W, A)) * static_cast<double>(value_capacity);
-  return {.bytes = need,
-          .what = fmt::format("advantage_capacity = {} and strategy_capacity = {}{} need", m.advantage_capacity,
-                              m.strategy_capacity,
-                              value_capacity > 0 ? fmt::format(" and escher.value_capacity = {}", value_capacity) : ""),
-          .detail = fmt::format("2 × {} + {} samples × {} bytes of {} → {} floats{}", m.advantage_capacity, m.strategy_capacity,
-                                static_cast<std::int64_t>(per), W, A,
-                                value_capacity > 0 ? fmt::format(", + {} value samples of {} floats", value_capacity, 2 * W) : ""),
-          .fix = "lower the capacities"};
+  return {
+      .bytes = need,
+      .what = fmt::format("advantage_capacity = {} and strategy_capacity = {}{} need", m.advantage_capacity, m.strategy_capacity,
+                          value_capacity > 0 ? fmt::format(" and escher.value_capacity = {}", value_capacity) : ""),
+      .detail = fmt::format("2 × {} + {} samples × {} bytes of {} → {} floats{}", m.advantage_capacity, m.strategy_capacity,
+                            static_cast<std::int64_t>(per), W, A,
+                            value_capacity > 0 ? fmt::format(", + {} value samples of {} floats", value_capacity, 2 * W) : ""),
+      .fix = "lower the capacities"};
 }
 
 void register_deep_cfr_algorithm(TrainerFactory make_trainer) {

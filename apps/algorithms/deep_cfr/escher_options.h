@@ -11,8 +11,8 @@ namespace cfr {
 struct Config;
 
 struct EscherRunOptions {
-  EscherOptions traversal;           // its trajectories (engine/traversal/escher.h)
-  int value_traversals = 1000;       // value trajectories per iteration
+  EscherOptions traversal;      // its trajectories (engine/traversal/escher.h)
+  int value_traversals = 1000;  // value trajectories per iteration
   TrainConfig value_training;
   std::int64_t value_capacity = 1'000'000;
   bool reinitialize_value = false;

@@ -14,10 +14,10 @@
 namespace cfr {
 
 struct ValueError {
-  double mean_abs_error = 0;  // Σ reach(h) · mean over legal a of |q̂(h, a) − q(h, a)|, / Σ reach(h)
-  double mean_abs_q = 0;      // the same weighting of |q(h, a)|: the scale the error compares with
-  double regret_error = 0;    // the same weighting of |r̂(a) − r(a)|, regrets of the player to move from q̂ vs. q
-  double mean_abs_regret = 0; // the same weighting of |r(a)|: the scale regret_error compares with
+  double mean_abs_error = 0;   // Σ reach(h) · mean over legal a of |q̂(h, a) − q(h, a)|, / Σ reach(h)
+  double mean_abs_q = 0;       // the same weighting of |q(h, a)|: the scale the error compares with
+  double regret_error = 0;     // the same weighting of |r̂(a) − r(a)|, regrets of the player to move from q̂ vs. q
+  double mean_abs_regret = 0;  // the same weighting of |r(a)|: the scale regret_error compares with
 };
 
 namespace detail {

@@ -13,10 +13,12 @@ namespace cfr {
 
 inline NetworkSpecs deep_cfr_networks(int input_width, int output_width) {
   NetworkSpecs set(kNumNets);
-  set[kAdvantageNet0] = {.name = "advantage0", .input_width = input_width, .output_width = output_width, .loss = NetLoss::kMaskedMse};
-  set[kAdvantageNet1] = {.name = "advantage1", .input_width = input_width, .output_width = output_width, .loss = NetLoss::kMaskedMse};
-  set[kStrategyNet] = {.name = "strategy", .input_width = input_width, .output_width = output_width,
-                       .loss = NetLoss::kSoftCrossEntropy};
+  set[kAdvantageNet0] = {
+      .name = "advantage0", .input_width = input_width, .output_width = output_width, .loss = NetLoss::kMaskedMse};
+  set[kAdvantageNet1] = {
+      .name = "advantage1", .input_width = input_width, .output_width = output_width, .loss = NetLoss::kMaskedMse};
+  set[kStrategyNet] = {
+      .name = "strategy", .input_width = input_width, .output_width = output_width, .loss = NetLoss::kSoftCrossEntropy};
   return set;
 }
 

@@ -120,8 +120,14 @@ class DeepCfrTrainer final : public Trainer {
  public:
   /// `specs`: the registration's network set for this game (Deep CFR's three, ESCHER's four).
   DeepCfrTrainer(const RunOptions& run, const DeepCfrOptions& o, const NetworkSpecs& specs, const TrainerIo& io, G game)
-      : run_(run), o_(o), io_(io), game_(std::move(game)), W_(game_.input_width()), A_(game_.num_actions()),
-        nets_(specs, network_for_this_process(), run.seed), scheduler_(make_scheduler(run.scheduler, run.scheduler_options)) {
+      : run_(run),
+        o_(o),
+        io_(io),
+        game_(std::move(game)),
+        W_(game_.input_width()),
+        A_(game_.num_actions()),
+        nets_(specs, network_for_this_process(), run.seed),
+        scheduler_(make_scheduler(run.scheduler, run.scheduler_options)) {
     configure_torch_threads(run.torch_threads);
     adv_train_ = o.advantage_training;
     strat_train_ = o.strategy_training;
@@ -135,9 +141,10 @@ class DeepCfrTrainer final : public Trainer {
       nets_.set_replicas(shares);
       std::vector<std::vector<Evaluator*>> evaluators;
       for (int k = 0; k < shares; ++k) evaluators.push_back(nets_.evaluators(k));
-      shares_.emplace(std::move(evaluators), o.traversals_per_player, *scheduler_,
-                      [this] { return make_scheduler(run_.scheduler, run_.scheduler_options); },
-                      [this](int it, int p, TraversalShare s) { return phase_job(it, p, s); });
+      shares_.emplace(
+          std::move(evaluators), o.traversals_per_player, *scheduler_,
+          [this] { return make_scheduler(run_.scheduler, run_.scheduler_options); },
+          [this](int it, int p, TraversalShare s) { return phase_job(it, p, s); });
       if constexpr (EnumerableGame<typename G::State>) tree_.emplace(build_game_tree(run.shape.game));
     }
   }
@@ -167,21 +174,21 @@ class DeepCfrTrainer final : public Trainer {
                note);
     if (o_.keep_snapshots) restore_snapshots(first - 1);
     const int done = ctx_.run(
-                                    [&](int it) {
-                                      begin_iteration(it, std::exchange(first_metrics, nullptr));
-                                      if (escher()) value_step();
-                                      for (int p = 0; p < 2; ++p) traversal_phase(p);
-                                      train_networks();
-                                      publish();
-                                      keep_snapshot();
-                                      collect_numeric_faults();
-                                      evaluate();
-                                      write_metrics();
-                                      check_numeric_faults();
-                                      write_checkpoint();
-                                      print_iteration();
-                                    },
-                                    [this] { wait_for_trainer(); });
+        [&](int it) {
+          begin_iteration(it, std::exchange(first_metrics, nullptr));
+          if (escher()) value_step();
+          for (int p = 0; p < 2; ++p) traversal_phase(p);
+          train_networks();
+          publish();
+          keep_snapshot();
+          collect_numeric_faults();
+          evaluate();
+          write_metrics();
+          check_numeric_faults();
+          write_checkpoint();
+          print_iteration();
+        },
+        [this] { wait_for_trainer(); });
     if (io_.dist != nullptr) io_.dist->broadcast(std::int64_t{0});  // the traversal ranks stop
     return done;
   }
@@ -225,8 +232,13 @@ class DeepCfrTrainer final : public Trainer {
   }
 
   TraversalJob phase_job(int it, int player, TraversalShare share) const {
-    return {.iteration = it, .traverser = player, .num_traversals = share.count, .first_index = share.first, .seed = run_.seed,
-            .input_width = W_, .output_width = A_,
+    return {.iteration = it,
+            .traverser = player,
+            .num_traversals = share.count,
+            .first_index = share.first,
+            .seed = run_.seed,
+            .input_width = W_,
+            .output_width = A_,
             .start = [this](TraversalContext& ctx) {
               return escher() ? escher_regret_traversal(ctx, game_, o_.escher->traversal) : traverse(ctx, game_, o_.traversal);
             }};
@@ -234,9 +246,14 @@ class DeepCfrTrainer final : public Trainer {
   /// ESCHER's value trajectories of iteration `it`: their own RNG streams (job seed
   /// derive_seed(seed, kValueTrajectoryStream, it)), history inputs (2·W).
   TraversalJob value_job(int it) const {
-    return {.iteration = it, .traverser = 0, .num_traversals = o_.escher->value_traversals, .first_index = 0,
-            .seed = derive_seed(run_.seed, kValueTrajectoryStream, static_cast<std::uint64_t>(it)), .input_width = 2 * W_,
-            .output_width = A_, .start = [this](TraversalContext& ctx) { return escher_value_traversal(ctx, game_, o_.escher->traversal); }};
+    return {.iteration = it,
+            .traverser = 0,
+            .num_traversals = o_.escher->value_traversals,
+            .first_index = 0,
+            .seed = derive_seed(run_.seed, kValueTrajectoryStream, static_cast<std::uint64_t>(it)),
+            .input_width = 2 * W_,
+            .output_width = A_,
+            .start = [this](TraversalContext& ctx) { return escher_value_traversal(ctx, game_, o_.escher->traversal); }};
   }
   bool escher() const noexcept { return o_.escher.has_value(); }
 
@@ -307,10 +324,12 @@ class DeepCfrTrainer final : public Trainer {
       if (ctx_.evaluation_iteration()) {  // the value net against the exact q of the profile it evaluates
         const ValueError e = value_error(game_, nets_.evaluator(kAdvantageNet0), nets_.evaluator(kAdvantageNet1),
                                          nets_.evaluator(kValueNet), o_.escher->traversal);
-        ctx_.metrics()["value_error"] = {{"mean_abs_error", e.mean_abs_error}, {"mean_abs_q", e.mean_abs_q},
-                                  {"regret_error", e.regret_error}, {"mean_abs_regret", e.mean_abs_regret}};
+        ctx_.metrics()["value_error"] = {{"mean_abs_error", e.mean_abs_error},
+                                         {"mean_abs_q", e.mean_abs_q},
+                                         {"regret_error", e.regret_error},
+                                         {"mean_abs_regret", e.mean_abs_regret}};
         ctx_.eval_text() += fmt::format("  value error {:.3f} (|q| {:.3f}; regret error {:.3f}, |r| {:.3f})", e.mean_abs_error,
-                                       e.mean_abs_q, e.regret_error, e.mean_abs_regret);
+                                        e.mean_abs_q, e.regret_error, e.mean_abs_regret);
       }
     }
   }
@@ -343,8 +362,8 @@ class DeepCfrTrainer final : public Trainer {
         const int n = b.last_traversal + 1, total = o_.traversals_per_player;
         const double rate = n / std::max(1e-9, since(t_phase));
         std::fprintf(stderr, "\r  iteration %d/%d  player %d  [%-30s] %d/%d traversals  %.0f/s  phase ETA %.0fs   ", iter_.it,
-                     run_.max_iterations, p, std::string(static_cast<std::size_t>(30 * n / total), '#').c_str(), n, total,
-                     rate, (total - n) / std::max(rate, 1e-9));
+                     run_.max_iterations, p, std::string(static_cast<std::size_t>(30 * n / total), '#').c_str(), n, total, rate,
+                     (total - n) / std::max(rate, 1e-9));
       }
     };
     RunStats st;
@@ -384,8 +403,8 @@ class DeepCfrTrainer final : public Trainer {
     const int net = advantage_net(q);
     if (o_.reinitialize_advantage) nets_.reinitialize(net, iter_.it);
     iter_.ts[static_cast<std::size_t>(net)] =
-        nets_.train(net, batches(L.advantage(q), L.merged[static_cast<std::size_t>(net)]), iter_.it,
-                    merged_config(adv_train_), iter_.net_rng[static_cast<std::size_t>(net)]);
+        nets_.train(net, batches(L.advantage(q), L.merged[static_cast<std::size_t>(net)]), iter_.it, merged_config(adv_train_),
+                    iter_.net_rng[static_cast<std::size_t>(net)]);
     return since(t);
   }
   void wait_for_trainer() {
@@ -431,9 +450,11 @@ class DeepCfrTrainer final : public Trainer {
       for (std::size_t q = 0; q < 3 && !L.warned_distinct; ++q)
         if (sizes[q] >= 10000 && 2 * L.merged[q].rows() > sizes[q]) {
           L.warned_distinct = true;
-          say(fmt::format("cfr-run: warning: memory.merge_duplicates: {} of the {} samples of memory {} have distinct inputs: "
+          say(
+              fmt::format("cfr-run: warning: memory.merge_duplicates: {} of the {} samples of memory {} have distinct inputs: "
                           "merging gains little here and keeps a copy of each input (it pays where inputs repeat, as in "
-                          "Kuhn and Leduc)", L.merged[q].rows(), sizes[q], q));
+                          "Kuhn and Leduc)",
+                          L.merged[q].rows(), sizes[q], q));
         }
     }
   }
@@ -483,7 +504,8 @@ class DeepCfrTrainer final : public Trainer {
       const auto& to = o_.traversal;
       m["advantage_fit_l1"] = {
           advantage_fit_l1(*tree_, nets_.evaluator(advantage_net(0)), L.adv0, 0, o_.linear_weighting, to.fallback, to.rm_epsilon),
-          advantage_fit_l1(*tree_, nets_.evaluator(advantage_net(1)), L.adv1, 1, o_.linear_weighting, to.fallback, to.rm_epsilon)};
+          advantage_fit_l1(*tree_, nets_.evaluator(advantage_net(1)), L.adv1, 1, o_.linear_weighting, to.fallback,
+                           to.rm_epsilon)};
       ctx_.eval_text() += fmt::format("  memory average {:.4f}", mem_x);
       if (o_.keep_snapshots) {  // Single Deep CFR's average: no strategy network in between
         const double sx = exploitability(snapshot_average_policy(*tree_, snapshot_sums_)).exploitability;
@@ -506,8 +528,8 @@ class DeepCfrTrainer final : public Trainer {
         step += t.step_seconds;
         total += t.seconds;
       }
-      m["train_breakdown"] = {{"sample_seconds", sample}, {"forward_backward_seconds", fb}, {"step_seconds", step},
-                              {"total_seconds", total}};
+      m["train_breakdown"] = {
+          {"sample_seconds", sample}, {"forward_backward_seconds", fb}, {"step_seconds", step}, {"total_seconds", total}};
     }
     m["traversal_seconds"] = iter_.traversal_s;
     m["train_seconds"] = iter_.train_s;
@@ -524,12 +546,16 @@ class DeepCfrTrainer final : public Trainer {
     m["grad_norm"] = {ts[0].mean_grad_norm, ts[1].mean_grad_norm, ts[2].mean_grad_norm};
     if (escher()) {
       const auto& v = ts[kValueNet];
-      m["value"] = {{"loss", v.mean_loss}, {"grad_norm", v.mean_grad_norm}, {"samples", L.value->size()},
-                    {"samples_seen", L.value->seen()}, {"trajectories", iter_.value_traversals},
-                    {"cutoff_share", iter_.value_traversals > 0 ? static_cast<double>(iter_.value_cutoffs) /
-                                                                     static_cast<double>(iter_.value_traversals)
-                                                               : 0.0},
-                    {"phase_seconds", iter_.value_phase_s}, {"train_seconds", iter_.value_train_s}};
+      m["value"] = {{"loss", v.mean_loss},
+                    {"grad_norm", v.mean_grad_norm},
+                    {"samples", L.value->size()},
+                    {"samples_seen", L.value->seen()},
+                    {"trajectories", iter_.value_traversals},
+                    {"cutoff_share", iter_.value_traversals > 0
+                                         ? static_cast<double>(iter_.value_cutoffs) / static_cast<double>(iter_.value_traversals)
+                                         : 0.0},
+                    {"phase_seconds", iter_.value_phase_s},
+                    {"train_seconds", iter_.value_train_s}};
     }
     for (int n = 0; n < nets_.size(); ++n) ctx_.record_loss(nets_.spec(n).name, ts[static_cast<std::size_t>(n)].mean_loss);
     m["clipped_steps"] = {ts[0].clipped_steps, ts[1].clipped_steps, ts[2].clipped_steps};
@@ -600,28 +626,30 @@ class DeepCfrTrainer final : public Trainer {
   NetworkSet nets_;
   std::unique_ptr<Scheduler> scheduler_;
   TrainConfig adv_train_, strat_train_, value_train_;
-  std::optional<LearnerState> learner_;   // the learner's only
-  std::optional<PhaseShares> shares_;     // the learner's only
-  std::optional<GameTree> tree_;          // enumerable games (exact evaluation)
-  std::vector<double> snapshot_sums_;     // enumerable games with keep_snapshots: the exact snapshot average
+  std::optional<LearnerState> learner_;  // the learner's only
+  std::optional<PhaseShares> shares_;    // the learner's only
+  std::optional<GameTree> tree_;         // enumerable games (exact evaluation)
+  std::vector<double> snapshot_sums_;    // enumerable games with keep_snapshots: the exact snapshot average
   int snapshots_used_ = 0;
   IterationState iter_;
   RunContext ctx_{run_, io_};  // the learner's log, metrics, evaluation, faults, checkpoints
-  WorkerThread trainer_;  // last: joined first, while what its jobs read still exists
+  WorkerThread trainer_;       // last: joined first, while what its jobs read still exists
 };
 
 template <class Options>
 std::unique_ptr<Trainer> make_trainer(const TrainerSetup& setup, const Options& o) {
   return visit_registered_game(setup.run.shape.game, [&]<class R>(R) -> std::unique_ptr<Trainer> {
     auto game = R::Adapter::from_settings(setup.game);
-    return std::make_unique<DeepCfrTrainer<typename R::Adapter>>(setup.run, o, setup.algorithm.networks(game.input_width(), game.num_actions()),
-                                                                 setup.io, std::move(game));
+    return std::make_unique<DeepCfrTrainer<typename R::Adapter>>(
+        setup.run, o, setup.algorithm.networks(game.input_width(), game.num_actions()), setup.io, std::move(game));
   });
 }
 
 }  // namespace
 
-std::unique_ptr<Trainer> make_deep_cfr_trainer(const TrainerSetup& setup) { return make_trainer(setup, deep_cfr_options(setup.config)); }
+std::unique_ptr<Trainer> make_deep_cfr_trainer(const TrainerSetup& setup) {
+  return make_trainer(setup, deep_cfr_options(setup.config));
+}
 
 std::unique_ptr<Trainer> make_escher_trainer(const TrainerSetup& setup) {
   DeepCfrOptions o = deep_cfr_options(setup.config);

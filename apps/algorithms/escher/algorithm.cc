@@ -58,17 +58,18 @@ void register_escher_algorithm(TrainerFactory make_trainer) {
       .validate =
           [](const Config& c, const KeyOrigin& origin) {
             if (c.traversal.algorithm != "outcome_sampling")
-              throw InputError(fmt::format("{}: traversal.algorithm = '{}' is Deep CFR's; algorithm.name = 'escher' samples its "
-                                           "own trajectories (its keys are in [escher])",
-                                           origin("traversal.algorithm"), c.traversal.algorithm));
+              throw InputError(
+                  fmt::format("{}: traversal.algorithm = '{}' is Deep CFR's; algorithm.name = 'escher' samples its "
+                              "own trajectories (its keys are in [escher])",
+                              origin("traversal.algorithm"), c.traversal.algorithm));
             if (c.traversal.opponent_policy != "average_strategy")
-              throw InputError(fmt::format("{}: traversal.opponent_policy = '{}' is Deep CFR's; with algorithm.name = 'escher' "
-                                           "the opponent plays its current policy",
-                                           origin("traversal.opponent_policy"), c.traversal.opponent_policy));
+              throw InputError(
+                  fmt::format("{}: traversal.opponent_policy = '{}' is Deep CFR's; with algorithm.name = 'escher' "
+                              "the opponent plays its current policy",
+                              origin("traversal.opponent_policy"), c.traversal.opponent_policy));
           },
-      .memory = [](const Config& c, int W, int A) {
-        return deep_cfr_memory(c, W, A, c.algorithm_options.at("escher").integer("value_capacity"));
-      },
+      .memory = [](const Config& c, int W,
+                   int A) { return deep_cfr_memory(c, W, A, c.algorithm_options.at("escher").integer("value_capacity")); },
       .opponent_bot = nullptr,
       .distributed = false,  // the value step runs in one process
       .advantage_snapshots = true,

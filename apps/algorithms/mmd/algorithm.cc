@@ -19,15 +19,23 @@ MmdOptions mmd_options(const Config& c) {
   const AlgorithmSettings& m = c.algorithm_options.at("mmd");
   const double bc_weight = m.real("bc_weight"), magnet_weight = m.real("magnet_weight");
   return {.rollouts_per_iteration = static_cast<int>(m.integer("rollouts_per_iteration")),
-          .rollout = {.reward_scale = m.real("reward_scale"), .gae_lambda = m.real("gae_lambda"), .bot_share = m.real("bot_share"),
+          .rollout = {.reward_scale = m.real("reward_scale"),
+                      .gae_lambda = m.real("gae_lambda"),
+                      .bot_share = m.real("bot_share"),
                       .snapshot_share = m.real("snapshot_share"),
-                      .opponent_share = m.real("opponent_share"), .league = {}, .bc_targets = bc_weight > 0,
-                      .max_actions = static_cast<int>(m.integer("max_actions")), .magnet = magnet_weight > 0,
+                      .opponent_share = m.real("opponent_share"),
+                      .league = {},
+                      .bc_targets = bc_weight > 0,
+                      .max_actions = static_cast<int>(m.integer("max_actions")),
+                      .magnet = magnet_weight > 0,
                       .cutoff = cutoff_value(c)},
           .epochs = static_cast<int>(m.integer("epochs")),
           .batch_size = static_cast<int>(m.integer("batch_size")),
-          .terms = {.clip = m.real("clip"), .magnet_weight = magnet_weight, .bc_weight = bc_weight,
-                    .entropy_weight = m.real("entropy_weight"), .normalize_advantage = m.flag("normalize_advantages")},
+          .terms = {.clip = m.real("clip"),
+                    .magnet_weight = magnet_weight,
+                    .bc_weight = bc_weight,
+                    .entropy_weight = m.real("entropy_weight"),
+                    .normalize_advantage = m.flag("normalize_advantages")},
           .magnet_every = static_cast<int>(m.integer("magnet_every")),
           .bc_weight = bc_weight,
           .bc_fade_iterations = static_cast<int>(m.integer("bc_fade_iterations")),
@@ -50,9 +58,10 @@ MmdOpponentName parse_mmd_opponent(const std::string& entry, const std::string& 
     }
   const auto bots = lc::bot_names();
   if (std::find(bots.begin(), bots.end(), entry) == bots.end())
-    throw InputError(fmt::format("{}: mmd.opponents: '{}' is neither a bot ({}) nor checkpoint:PATH (a run directory, a "
-                                 "checkpoint or an exported model; greedy play) or checkpoint-sampled:PATH",
-                                 where, entry, join_names(bots)));
+    throw InputError(
+        fmt::format("{}: mmd.opponents: '{}' is neither a bot ({}) nor checkpoint:PATH (a run directory, a "
+                    "checkpoint or an exported model; greedy play) or checkpoint-sampled:PATH",
+                    where, entry, join_names(bots)));
   return {.bot = entry, .path = {}};
 }
 
@@ -62,9 +71,10 @@ void validate_mmd(const Config& c, const KeyOrigin& origin) {
   const AlgorithmSettings& m = c.algorithm_options.at("mmd");
   for (const char* key : {"bc_weight", "bot_share"})
     if (const double value = m.real(key); value > 0 && c.run.game != "lost_cities")
-      throw InputError(fmt::format("{}: mmd.{} = {}: mmd.bc_weight and mmd.bot_share need a game with bots (run.game = "
-                                   "'lost_cities'); this run's game is '{}'", origin(std::string("mmd.") + key), key, value,
-                                   c.run.game));
+      throw InputError(
+          fmt::format("{}: mmd.{} = {}: mmd.bc_weight and mmd.bot_share need a game with bots (run.game = "
+                      "'lost_cities'); this run's game is '{}'",
+                      origin(std::string("mmd.") + key), key, value, c.run.game));
   if (m.real("bot_share") + m.real("snapshot_share") + m.real("opponent_share") > 1)
     throw InputError(fmt::format("{}: mmd.bot_share + mmd.snapshot_share + mmd.opponent_share = {} + {} + {} (at most 1)",
                                  origin("mmd.opponent_share"), m.real("bot_share"), m.real("snapshot_share"),
@@ -76,23 +86,30 @@ void validate_mmd(const Config& c, const KeyOrigin& origin) {
   // opponent_share > 0 with no opponents is refused when the trainer is made (make_mmd_trainer):
   // a config may leave the target to the command line (configs/leduc_exploiter.toml).
   if (!opponents.empty() && m.real("opponent_share") == 0)
-    throw InputError(fmt::format("{}: mmd.opponents is set but mmd.opponent_share = 0: no rollout would play them",
-                                 origin("mmd.opponents")));
+    throw InputError(
+        fmt::format("{}: mmd.opponents is set but mmd.opponent_share = 0: no rollout would play them", origin("mmd.opponents")));
   if (const std::string& init = m.text("initial_policy"); !init.empty() && init.rfind("checkpoint:", 0) != 0)
-    throw InputError(fmt::format("{}: mmd.initial_policy = '{}': expected checkpoint:PATH (a run directory, a checkpoint or an "
-                                 "exported model) or nothing", origin("mmd.initial_policy"), init));
+    throw InputError(
+        fmt::format("{}: mmd.initial_policy = '{}': expected checkpoint:PATH (a run directory, a checkpoint or an "
+                    "exported model) or nothing",
+                    origin("mmd.initial_policy"), init));
   for (const auto& entry : opponents)
-    if (const MmdOpponentName o = parse_mmd_opponent(entry, origin("mmd.opponents")); !o.bot.empty() && c.run.game != "lost_cities")
-      throw InputError(fmt::format("{}: mmd.opponents: the bot '{}' needs a game with bots (lost_cities); this run's game is "
-                                   "'{}' (checkpoint:PATH names a trained opponent)", origin("mmd.opponents"), entry, c.run.game));
+    if (const MmdOpponentName o = parse_mmd_opponent(entry, origin("mmd.opponents"));
+        !o.bot.empty() && c.run.game != "lost_cities")
+      throw InputError(
+          fmt::format("{}: mmd.opponents: the bot '{}' needs a game with bots (lost_cities); this run's game is "
+                      "'{}' (checkpoint:PATH names a trained opponent)",
+                      origin("mmd.opponents"), entry, c.run.game));
   if (m.integer("max_actions") == 0 && c.run.game == "lost_cities")
-    throw InputError(fmt::format("{}: mmd.max_actions = 0 (no cap) on lost_cities: games can loop (drawing and "
-                                 "discarding) and a rollout would never end; set a cap such as 1000",
-                                 origin("mmd.max_actions")));
+    throw InputError(
+        fmt::format("{}: mmd.max_actions = 0 (no cap) on lost_cities: games can loop (drawing and "
+                    "discarding) and a rollout would never end; set a cap such as 1000",
+                    origin("mmd.max_actions")));
   if (c.optimization.ema_decay > 0)
-    throw InputError(fmt::format("{}: optimization.ema_decay = {}: MMD's policy gradient needs the policy that played "
-                                 "its rollouts to be the one it trains (no weight average); set it to 0",
-                                 origin("optimization.ema_decay"), c.optimization.ema_decay));
+    throw InputError(
+        fmt::format("{}: optimization.ema_decay = {}: MMD's policy gradient needs the policy that played "
+                    "its rollouts to be the one it trains (no weight average); set it to 0",
+                    origin("optimization.ema_decay"), c.optimization.ema_decay));
 }
 
 }  // namespace
@@ -109,7 +126,8 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
            integer_option("batch_size", 1024, 1, kMaxRows, "batch of a policy or value step"),
            real_option("clip", 0.2, 1e-6, 10, "the ratio pi/pi_behaviour is clipped to 1 +- clip in the surrogate (PPO)"),
            real_option("magnet_weight", 0.05, 0, 1e6, "weight alpha of KL(pi || magnet)"),
-           integer_option("magnet_every", 20, 0, 100'000'000, "iterations between moves of the magnet to the current policy (0 = never)"),
+           integer_option("magnet_every", 20, 0, 100'000'000,
+                          "iterations between moves of the magnet to the current policy (0 = never)"),
            real_option("entropy_weight", 0, 0, 1e6, "entropy bonus (a KL pull toward the uniform policy: MMD's fixed magnet)"),
            bool_option("normalize_advantages", false,
                        "standardise the advantages over each batch (the magnet and entropy weights are then relative to "
@@ -121,7 +139,8 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
                           "actions before a rollout is cut off and valued by traversal.cutoff_value_mode (0 = none)"),
            // Checked whatever the algorithm (as traversal.opponent_bot is).
            string_option("bot", "heuristic_balanced", lc::bot_names(), "the bot of bot_share and bc_weight (lost_cities)"),
-           real_option("bc_weight", 0, 0, 1e6, "weight of the cross-entropy toward mmd.bot's moves (behaviour cloning) at iteration 1"),
+           real_option("bc_weight", 0, 0, 1e6,
+                       "weight of the cross-entropy toward mmd.bot's moves (behaviour cloning) at iteration 1"),
            integer_option("bc_fade_iterations", 0, 0, 100'000'000,
                           "the cloning weight falls linearly to 0 at this iteration (0 = it never fades)"),
            real_option("bot_share", 0, 0, 1, "share of rollouts whose second seat is mmd.bot"),

@@ -20,13 +20,16 @@ inline constexpr std::uint64_t kMmdMemoryStream = 7;
 
 inline NetworkSpecs mmd_networks(int input_width, int output_width) {
   NetworkSpecs set(kNumMmdNets);
-  set[kPolicyNet] = {.name = "policy", .input_width = input_width, .output_width = output_width,
-                     .loss = NetLoss::kClippedPolicyGradient, .target_width = mmd_target_width(output_width)};
+  set[kPolicyNet] = {.name = "policy",
+                     .input_width = input_width,
+                     .output_width = output_width,
+                     .loss = NetLoss::kClippedPolicyGradient,
+                     .target_width = mmd_target_width(output_width)};
   set[kMmdValueNet] = {.name = "value", .input_width = input_width, .output_width = 1, .loss = NetLoss::kMaskedMse};
-  set[kMagnetNet] = {.name = "magnet", .input_width = input_width, .output_width = output_width,
-                     .loss = NetLoss::kSoftCrossEntropy};
-  set[kOpponentNet] = {.name = "opponent", .input_width = input_width, .output_width = output_width,
-                       .loss = NetLoss::kSoftCrossEntropy};
+  set[kMagnetNet] = {
+      .name = "magnet", .input_width = input_width, .output_width = output_width, .loss = NetLoss::kSoftCrossEntropy};
+  set[kOpponentNet] = {
+      .name = "opponent", .input_width = input_width, .output_width = output_width, .loss = NetLoss::kSoftCrossEntropy};
   return set;
 }
 

@@ -16,15 +16,15 @@ struct Config;
 struct MmdOptions {
   int rollouts_per_iteration = 256;  // self-play games per iteration
   MmdRolloutOptions rollout;
-  int epochs = 4;                    // passes over an iteration's samples (policy and value)
+  int epochs = 4;  // passes over an iteration's samples (policy and value)
   int batch_size = 1024;
   TrainConfig::PolicyGradientTerms terms;  // clip, magnet weight, entropy (bc_weight: below)
-  int magnet_every = 20;             // iterations between moves of the magnet to π (0: it stays π's start)
-  double bc_weight = 0;              // weight of the cloning term at iteration 1
-  int bc_fade_iterations = 0;        // it falls linearly to 0 at this iteration (0: it never fades)
-  int snapshot_every = 10;           // iterations between snapshots of π kept as opponents
-  int snapshots_kept = 20;           // the newest this many are drawn from
-  std::int64_t capacity = 1'000'000; // samples an iteration keeps (a reservoir beyond)
+  int magnet_every = 20;                   // iterations between moves of the magnet to π (0: it stays π's start)
+  double bc_weight = 0;                    // weight of the cloning term at iteration 1
+  int bc_fade_iterations = 0;              // it falls linearly to 0 at this iteration (0: it never fades)
+  int snapshot_every = 10;                 // iterations between snapshots of π kept as opponents
+  int snapshots_kept = 20;                 // the newest this many are drawn from
+  std::int64_t capacity = 1'000'000;       // samples an iteration keeps (a reservoir beyond)
   std::string bot = "heuristic_balanced";  // the bot of bot_share and bc_weight (lost_cities)
   /// The league (rollout.opponent_share of the rollouts): fixed opponents, each a bot's name or
   /// checkpoint:PATH, drawn with weight max(1 − r, 0.02)^opponent_priority where r is the

@@ -42,8 +42,14 @@ class MmdTrainer final : public Trainer {
  public:
   MmdTrainer(const RunOptions& o, const MmdOptions& m, const TrainerIo& io, G game, const GameSettings& settings,
              const PolicyLoader& load_policy)
-      : o_(o), m_(m), io_(io), game_(std::move(game)), W_(game_.input_width()), A_(game_.num_actions()),
-        nets_(mmd_networks(W_, A_), o.network, o.seed), scheduler_(make_scheduler(o.scheduler, o.scheduler_options)),
+      : o_(o),
+        m_(m),
+        io_(io),
+        game_(std::move(game)),
+        W_(game_.input_width()),
+        A_(game_.num_actions()),
+        nets_(mmd_networks(W_, A_), o.network, o.seed),
+        scheduler_(make_scheduler(o.scheduler, o.scheduler_options)),
         policy_mem_(m_.capacity, W_, mmd_target_width(A_), derive_seed(o.seed, kMmdMemoryStream)),
         value_mem_(m_.capacity, W_, 1, derive_seed(o.seed, kMmdMemoryStream, 1)),
         train_rng_(derive_seed(o.seed, kTrainerStream)) {
@@ -65,11 +71,11 @@ class MmdTrainer final : public Trainer {
       if (p.game != o_.shape.game || p.input_width != W_ || p.num_actions != A_ || p.hidden_size != o_.network.hidden_size ||
           p.num_layers != o_.network.num_layers || p.activation != o_.network.activation ||
           p.weights.size() != static_cast<std::size_t>(nets_.parameters(kPolicyNet)))
-        throw InputError(fmt::format("mmd.initial_policy: {} ({}) is a {}×{} {} network on {} ({} inputs, {} actions); this run's "
-                                     "policy is {}×{} {} on {} ({} inputs, {} actions): set network.* to its shape",
-                                     m_.initial_policy, p.checkpoint_dir, p.num_layers, p.hidden_size, p.activation, p.game,
-                                     p.input_width, p.num_actions, o_.network.num_layers, o_.network.hidden_size,
-                                     o_.network.activation, o_.shape.game, W_, A_));
+        throw InputError(fmt::format(
+            "mmd.initial_policy: {} ({}) is a {}×{} {} network on {} ({} inputs, {} actions); this run's "
+            "policy is {}×{} {} on {} ({} inputs, {} actions): set network.* to its shape",
+            m_.initial_policy, p.checkpoint_dir, p.num_layers, p.hidden_size, p.activation, p.game, p.input_width, p.num_actions,
+            o_.network.num_layers, o_.network.hidden_size, o_.network.activation, o_.shape.game, W_, A_));
       initial_weights_ = std::move(p.weights);
     }
   }
@@ -85,9 +91,10 @@ class MmdTrainer final : public Trainer {
       for (const auto& [snap_it, path] : list_snapshots(snapshot_dir())) have.push_back(snap_it);
       for (int k = m_.snapshot_every; k <= meta.iteration; k += m_.snapshot_every)
         if (std::find(have.begin(), have.end(), k) == have.end())
-          throw InputError(fmt::format("--resume {}: the snapshot opponent of iteration {} ({}) is missing; the resumed run "
-                                       "would draw other opponents. Restore it, or start a new run",
-                                       io_.run_dir, k, snapshot_path(snapshot_dir(), k)));
+          throw InputError(
+              fmt::format("--resume {}: the snapshot opponent of iteration {} ({}) is missing; the resumed run "
+                          "would draw other opponents. Restore it, or start a new run",
+                          io_.run_dir, k, snapshot_path(snapshot_dir(), k)));
     }
     read_league((fs::path(ck) / kLeagueFile).string());
     return meta.iteration;
@@ -98,10 +105,10 @@ class MmdTrainer final : public Trainer {
   int train(int first, nlohmann::json first_metrics, const std::string& note) override {
     ctx_.start(first,
                fmt::format("cfr-run: {} on {} — MMD self-play, {} iterations × {} rollouts; networks {}×{} ({} parameters each); "
-                    "scheduler {} ({}); run dir {}",
-                    o_.experiment_name, o_.shape.game, o_.max_iterations, m_.rollouts_per_iteration, o_.network.num_layers,
-                    o_.network.hidden_size, nets_.parameters(kPolicyNet), o_.scheduler, o_.scheduler_options.describe(),
-                    io_.run_dir),
+                           "scheduler {} ({}); run dir {}",
+                           o_.experiment_name, o_.shape.game, o_.max_iterations, m_.rollouts_per_iteration, o_.network.num_layers,
+                           o_.network.hidden_size, nets_.parameters(kPolicyNet), o_.scheduler, o_.scheduler_options.describe(),
+                           io_.run_dir),
                note);
     trim_snapshots(snapshot_dir(), first - 1);
     if (first == 1) {  // the magnet and the opponent start as the policy's initial weights
@@ -113,17 +120,18 @@ class MmdTrainer final : public Trainer {
       nets_.set_weights(kMagnetNet, w);
       nets_.set_weights(kOpponentNet, w);
     }
-    return ctx_.run([&](int it) {
-                            begin_iteration(it, std::exchange(first_metrics, nullptr));
-                            rollout_phase();
-                            train_networks();
-                            move_magnet_and_keep_snapshot();
-                            evaluate();
-                            write_metrics();
-                            write_checkpoint();
-                            print_iteration();
-                          },
-                          [this] { trainer_.wait(); });
+    return ctx_.run(
+        [&](int it) {
+          begin_iteration(it, std::exchange(first_metrics, nullptr));
+          rollout_phase();
+          train_networks();
+          move_magnet_and_keep_snapshot();
+          evaluate();
+          write_metrics();
+          write_checkpoint();
+          print_iteration();
+        },
+        [this] { trainer_.wait(); });
   }
 
   ~MmdTrainer() override {
@@ -168,8 +176,8 @@ class MmdTrainer final : public Trainer {
     }
     ctx_.metrics()["opponent_snapshot"] = opponent_;
     if (o_.learning_rate_decay_iterations > 0) {
-      const double lr = o_.training.learning_rate /
-                        std::sqrt(1.0 + (it - 1) / static_cast<double>(o_.learning_rate_decay_iterations));
+      const double lr =
+          o_.training.learning_rate / std::sqrt(1.0 + (it - 1) / static_cast<double>(o_.learning_rate_decay_iterations));
       policy_train_.learning_rate = value_train_.learning_rate = lr;
       ctx_.metrics()["learning_rate"] = lr;
     }
@@ -184,10 +192,10 @@ class MmdTrainer final : public Trainer {
   static constexpr const char* kLeagueFile = "league.json";
 
   struct LeagueMember {
-    std::string name;          // the mmd.opponents entry
-    int bot = -1;              // index among the game's league bots, or
-    int net = -1;              // index among the fixed networks
-    bool greedy = true;        // a network's play (checkpoint: greedy, checkpoint-sampled: its softmax)
+    std::string name;             // the mmd.opponents entry
+    int bot = -1;                 // index among the game's league bots, or
+    int net = -1;                 // index among the fixed networks
+    bool greedy = true;           // a network's play (checkpoint: greedy, checkpoint-sampled: its softmax)
     double games = 0, score = 0;  // decayed: games, and wins + draws / 2
     double weight = 0;            // this iteration's draw probability
     std::int64_t it_games = 0, it_wins = 0, it_draws = 0;
@@ -209,9 +217,10 @@ class MmdTrainer final : public Trainer {
         if (p.game != o_.shape.game || p.input_width != W_ || p.num_actions != A_ ||
             (o_.shape.game == "lost_cities" &&
              (!(p.settings.rules == settings.rules) || !(p.settings.encoding == settings.encoding))))
-          throw InputError(fmt::format("mmd.opponents: '{}' ({}) was trained on {} with another encoding or rules ({} inputs, "
-                                       "{} actions) than this run's {} ({} inputs, {} actions): it cannot sit at this table",
-                                       entry, p.checkpoint_dir, p.game, p.input_width, p.num_actions, o_.shape.game, W_, A_));
+          throw InputError(
+              fmt::format("mmd.opponents: '{}' ({}) was trained on {} with another encoding or rules ({} inputs, "
+                          "{} actions) than this run's {} ({} inputs, {} actions): it cannot sit at this table",
+                          entry, p.checkpoint_dir, p.game, p.input_width, p.num_actions, o_.shape.game, W_, A_));
         member.net = static_cast<int>(fixed_.size());
         member.greedy = n.greedy;
         fixed_.push_back(std::move(p));
@@ -268,7 +277,10 @@ class MmdTrainer final : public Trainer {
     for (auto& l : league_) {
       l.games = m_.opponent_decay * l.games + static_cast<double>(l.it_games);
       l.score = m_.opponent_decay * l.score + static_cast<double>(l.it_wins) + 0.5 * static_cast<double>(l.it_draws);
-      j[l.name] = {{"draw_probability", l.weight}, {"games", l.it_games}, {"wins", l.it_wins}, {"draws", l.it_draws},
+      j[l.name] = {{"draw_probability", l.weight},
+                   {"games", l.it_games},
+                   {"wins", l.it_wins},
+                   {"draws", l.it_draws},
                    {"mean_return", l.it_games > 0 ? l.it_return / static_cast<double>(l.it_games) : 0.0},
                    {"score_rate", (l.score + 1.0) / (l.games + 2.0)}};
       l.it_games = l.it_wins = l.it_draws = 0;
@@ -352,8 +364,13 @@ class MmdTrainer final : public Trainer {
   }
 
   TraversalJob rollout_job() const {
-    return {.iteration = it_, .traverser = 0, .num_traversals = m_.rollouts_per_iteration, .first_index = 0, .seed = o_.seed,
-            .input_width = W_, .output_width = mmd_target_width(A_),
+    return {.iteration = it_,
+            .traverser = 0,
+            .num_traversals = m_.rollouts_per_iteration,
+            .first_index = 0,
+            .seed = o_.seed,
+            .input_width = W_,
+            .output_width = mmd_target_width(A_),
             .start = [this](TraversalContext& ctx) { return mmd_rollout(ctx, game_, rollout_); }};
   }
 
@@ -432,9 +449,9 @@ class MmdTrainer final : public Trainer {
     ctx_.metrics()["loss_value"] = value_stats_.mean_loss;
     ctx_.record_loss(nets_.spec(kPolicyNet).name, policy_stats_.mean_loss);
     ctx_.record_loss(nets_.spec(kMmdValueNet).name, value_stats_.mean_loss);
-    ctx_.metrics()["policy_gradient"] = {{"surrogate", pg.surrogate}, {"magnet_kl", pg.magnet_kl},
-                               {"bot_cross_entropy", pg.bot_cross_entropy}, {"entropy", pg.entropy},
-                               {"clipped_share", pg.clipped_share}, {"steps", policy_stats_.steps}};
+    ctx_.metrics()["policy_gradient"] = {
+        {"surrogate", pg.surrogate}, {"magnet_kl", pg.magnet_kl},         {"bot_cross_entropy", pg.bot_cross_entropy},
+        {"entropy", pg.entropy},     {"clipped_share", pg.clipped_share}, {"steps", policy_stats_.steps}};
     ctx_.metrics()["value_steps"] = value_stats_.steps;
     ctx_.metrics()["grad_norm"] = {policy_stats_.mean_grad_norm, value_stats_.mean_grad_norm};
     ctx_.metrics()["skipped_nonfinite_steps"] = policy_stats_.skipped_nonfinite + value_stats_.skipped_nonfinite;
@@ -482,7 +499,8 @@ class MmdTrainer final : public Trainer {
   void print_iteration() {
     const auto& pg = policy_stats_.policy_gradient;
     ctx_.print_iteration(fmt::format(
-        "rollouts {:.1f}s ({:.0f} actions/s)  train {:.1f}s  policy {:.3g} (KL magnet {:.3g}, entropy {:.3g}{})  value {:.3g}  digest {}",
+        "rollouts {:.1f}s ({:.0f} actions/s)  train {:.1f}s  policy {:.3g} (KL magnet {:.3g}, entropy {:.3g}{})  value {:.3g}  "
+        "digest {}",
         rollout_s_, rollout_s_ > 0 ? nodes_ / rollout_s_ : 0.0, train_s_, policy_stats_.mean_loss, pg.magnet_kl, pg.entropy,
         policy_train_.policy_gradient.bc_weight > 0 ? fmt::format(", bot CE {:.3g}", pg.bot_cross_entropy) : "",
         value_stats_.mean_loss, ctx_.metrics()["sample_digest"].get<std::string>()));
@@ -501,15 +519,15 @@ class MmdTrainer final : public Trainer {
   MmdRolloutOptions rollout_;  // this iteration's (begin_iteration)
   TrainStats policy_stats_, value_stats_;
   std::optional<GameTree> tree_;
-  std::vector<FixedPolicy> fixed_;    // the league's trained opponents (networks kNumMmdNets + j)
-  std::vector<LeagueMember> league_;  // mmd.opponents, in order
+  std::vector<FixedPolicy> fixed_;      // the league's trained opponents (networks kNumMmdNets + j)
+  std::vector<LeagueMember> league_;    // mmd.opponents, in order
   std::vector<float> initial_weights_;  // mmd.initial_policy's
   SampleDigest digest_;
   std::int64_t dropped_ = 0, nodes_ = 0;
   int it_ = 0, opponent_ = 0;
   double rollout_s_ = 0, train_s_ = 0;
   RunContext ctx_{o_, io_};  // the log, metrics, evaluation, faults, checkpoints
-  WorkerThread trainer_;  // last: joined first, while what its jobs read still exists
+  WorkerThread trainer_;     // last: joined first, while what its jobs read still exists
 };
 
 }  // namespace
@@ -517,9 +535,10 @@ class MmdTrainer final : public Trainer {
 std::unique_ptr<Trainer> make_mmd_trainer(const TrainerSetup& setup) {
   const MmdOptions m = mmd_options(setup.config);
   if (m.rollout.opponent_share > 0 && m.opponents.empty())
-    throw InputError(fmt::format("mmd.opponent_share = {} with no mmd.opponents: list the league's opponents (bots or "
-                                 "checkpoint:PATH), e.g. --set 'mmd.opponents=[\"checkpoint:RUN_DIR\"]'",
-                                 m.rollout.opponent_share));
+    throw InputError(
+        fmt::format("mmd.opponent_share = {} with no mmd.opponents: list the league's opponents (bots or "
+                    "checkpoint:PATH), e.g. --set 'mmd.opponents=[\"checkpoint:RUN_DIR\"]'",
+                    m.rollout.opponent_share));
   GameSettings game = setup.game;  // the league's bots, in mmd.opponents order
   for (const auto& entry : m.opponents)
     if (const MmdOpponentName n = parse_mmd_opponent(entry, "mmd.opponents"); !n.bot.empty()) game.league_bots.push_back(n.bot);

@@ -25,10 +25,9 @@ TEST_CASE("two players: the rating gap is 400·log10 of the score ratio, prior i
 }
 
 TEST_CASE("three players in a consistent order are rated in that order and a sweep stays finite") {
-  const auto r = bradley_terry({"strong", "middle", "weak"},
-                               {{.a = 0, .b = 1, .games = 100, .a_score = 70},
-                                {.a = 1, .b = 2, .games = 100, .a_score = 70},
-                                {.a = 0, .b = 2, .games = 100, .a_score = 100}});
+  const auto r = bradley_terry({"strong", "middle", "weak"}, {{.a = 0, .b = 1, .games = 100, .a_score = 70},
+                                                              {.a = 1, .b = 2, .games = 100, .a_score = 70},
+                                                              {.a = 0, .b = 2, .games = 100, .a_score = 100}});
   CHECK(r[0].elo == 0.0);
   CHECK(r[1].elo < 0.0);
   CHECK(r[2].elo < r[1].elo);

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/games/bots.h"
 #include "engine/core/errors.h"
+#include "engine/games/bots.h"
 #include "engine/games/match.h"
 
 using namespace cfr::lc;
@@ -200,9 +200,12 @@ TEST_CASE("the reference's 1000-game match table is reproduced") {
     const char* bot0;
     double win_rate, diff, length;
   };
-  const Row rows[] = {{"random", 0.509, -0.17, 287},           {"heuristic_balanced", 1.000, 105.1, 166},
-                      {"heuristic_cautious", 1.000, 91.3, 187}, {"heuristic_aggressive", 1.000, 108.6, 155},
-                      {"heuristic_noisy", 0.996, 93.7, 167},    {"discard_only", 0.998, 57.1, 142}};
+  const Row rows[] = {{"random", 0.509, -0.17, 287},
+                      {"heuristic_balanced", 1.000, 105.1, 166},
+                      {"heuristic_cautious", 1.000, 91.3, 187},
+                      {"heuristic_aggressive", 1.000, 108.6, 155},
+                      {"heuristic_noisy", 0.996, 93.7, 167},
+                      {"discard_only", 0.998, 57.1, 142}};
   for (const Row& row : rows) {
     auto b0 = make_bot(row.bot0, Rules{});
     auto b1 = make_bot("random", Rules{});
@@ -339,8 +342,7 @@ TEST_CASE("heuristic_expert does not open a new expedition late in the game with
     if (s.is_terminal() || s.phase() != Phase::kCard) continue;
     const int p = s.current_player();
     int per_color[kMaxColors] = {};
-    for (int i = 0; i < s.hand_size(p); ++i)
-      per_color[s.hand_card(p, i).color()] += r.face(s.hand_card(p, i).rank());
+    for (int i = 0; i < s.hand_size(p); ++i) per_color[s.hand_card(p, i).color()] += r.face(s.hand_card(p, i).rank());
     if (*std::max_element(per_color, per_color + r.n_colors) >= 14) continue;
     auto bot = make_bot("heuristic_expert", r);
     const int a = bot->choose_action(s, rng);

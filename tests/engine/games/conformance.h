@@ -56,8 +56,7 @@ void run_conformance(MakeState make_state, const ConformanceOptions& o, AfterSte
               CHECK_THROWS_AS(t.apply_action(a), IllegalActionError);
             }
           }
-          const int pick =
-              pick_chance_outcome(std::span<const ChanceOutcome>(out, static_cast<std::size_t>(k)), rng.uniform());
+          const int pick = pick_chance_outcome(std::span<const ChanceOutcome>(out, static_cast<std::size_t>(k)), rng.uniform());
           const S before = s;
           s.apply_action(pick);
           after_step(before, pick, s);

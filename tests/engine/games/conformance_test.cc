@@ -38,15 +38,16 @@ void lost_cities_step_checks(const State& before, int action, const State& after
     t.encode_info_state(observer, b);
     const Rules& r = after.rules();
     const int mask_begin = 5 + 3 * r.hand_size + 12 * r.n_colors + r.n_colors * (r.n_ranks + 1) + 4 + r.n_colors + 1;
-    for (int i = mask_begin; i < mask_begin + r.action_size(); ++i) a[static_cast<std::size_t>(i)] = b[static_cast<std::size_t>(i)] = 0;
+    for (int i = mask_begin; i < mask_begin + r.action_size(); ++i)
+      a[static_cast<std::size_t>(i)] = b[static_cast<std::size_t>(i)] = 0;
     CHECK(a == b);
   }
 }
 
 void run_lost_cities(const Rules& rules, int games) {
-  cfr::testing::run_conformance<State>(
-      [&](int g, Rng&) { return State::deal(rules, 1000 + static_cast<std::uint64_t>(g)); },
-      cfr::testing::ConformanceOptions{.games = games, .seed = 17, .max_steps = 3000}, lost_cities_step_checks);
+  cfr::testing::run_conformance<State>([&](int g, Rng&) { return State::deal(rules, 1000 + static_cast<std::uint64_t>(g)); },
+                                       cfr::testing::ConformanceOptions{.games = games, .seed = 17, .max_steps = 3000},
+                                       lost_cities_step_checks);
 }
 
 }  // namespace

@@ -16,9 +16,9 @@ namespace {
 // p0 opens color 0 with face 5 and draws c4 face 10; p1 discards c0 face 4 and is to draw.
 State scenario() {
   const Rules r;
-  State s = deal_with(r, {wager(0), num(0, 4), num(0, 2), wager(1), num(1, 9), num(2, 1), num(3, 3), wager(4)},
-                      {num(0, 1), num(0, 3), num(1, 1), num(1, 2), num(2, 2), num(2, 3), num(3, 1), num(3, 2)},
-                      {num(4, 9), num(4, 8)});
+  State s =
+      deal_with(r, {wager(0), num(0, 4), num(0, 2), wager(1), num(1, 9), num(2, 1), num(3, 3), wager(4)},
+                {num(0, 1), num(0, 3), num(1, 1), num(1, 2), num(2, 2), num(2, 3), num(3, 1), num(3, 2)}, {num(4, 9), num(4, 8)});
   s.apply_action(2);
   s.apply_action(16);
   s.apply_action(3);
@@ -100,7 +100,8 @@ TEST_CASE("encoding blocks hold the hand-built state's values from player 0's vi
   CHECK(v[149 + 16] == 1.0F);
   CHECK(sum(v, 149, 171) == 1.0F);
   // 171–245: derived, color 0.
-  const float c0[15] = {0, 0, 5.0F / 54, 0, 1.0F / 12, 4.0F / 54, 2.0F / 12, 1.0F / 3, 0, 0, 1.0F / 12, 3.0F / 54, 0, 0, 8.0F / 12};
+  const float c0[15] = {0, 0, 5.0F / 54, 0,         1.0F / 12, 4.0F / 54, 2.0F / 12, 1.0F / 3,
+                        0, 0, 1.0F / 12, 3.0F / 54, 0,         0,         8.0F / 12};
   for (int k = 0; k < 15; ++k) {
     INFO("derived color 0 field ", k);
     CHECK(v[171 + k] == Approx(c0[k]));
@@ -129,7 +130,7 @@ TEST_CASE("encoding from player 1's view shows player 1's hand and the other per
   const State s = scenario();
   const auto v = encode(s, 1);
   CHECK(v[3] == 1.0F);
-  CHECK(v[5] == 1.0F);                  // slot 0: c0 rank 1
+  CHECK(v[5] == 1.0F);  // slot 0: c0 rank 1
   CHECK(v[6] == Approx(1.0 / 5));
   CHECK(v[7] == Approx(1.0 / 9));
   CHECK(sum(v, 5 + 21, 5 + 24) == 0.0F);  // 7 cards: slot 7 empty

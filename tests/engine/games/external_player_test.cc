@@ -137,8 +137,8 @@ TEST_CASE("match events reach a batch player, a forfeit is a loss with its cause
   CHECK(r1.wins >= 1);
 
   Recorder stopper(1);
-  const MatchReport s = run_match_players({.batch = &stopper}, {.bot = other.get()},
-                                          {.games = 10, .seed = 4, .stop_on_fault = true}, 4);
+  const MatchReport s =
+      run_match_players({.batch = &stopper}, {.bot = other.get()}, {.games = 10, .seed = 4, .stop_on_fault = true}, 4);
   CHECK(s.stopped);
   CHECK(s.stop_cause == "recorder forfeits game 1: forfeit of game 1");
   CHECK(s.games < 10);

@@ -30,18 +30,17 @@ void replay_all(const char* file, int expected_games, const std::vector<std::str
     std::array<bool, 2> det{};
     for (int b = 0; b < 2; ++b) det[b] = g.bots[b] && make_bot(*g.bots[b], g.rules)->deterministic();
     INFO("game ", g.game, " line ", g.line);
-    CHECK_NOTHROW(replay_game(g, ReplayOptions{.check_bots = true}, file,
-                              [&](const ReplayStep& st, const State&) {
-                                if (det[st.player]) ++checked_moves[*g.bots[st.player]];
-                              }));
+    CHECK_NOTHROW(replay_game(g, ReplayOptions{.check_bots = true}, file, [&](const ReplayStep& st, const State&) {
+      if (det[st.player]) ++checked_moves[*g.bots[st.player]];
+    }));
   }
   for (const auto& bot : bots_to_check) {
     INFO(bot);
     CHECK(checked_moves[bot] > 100);
   }
   MESSAGE(fmt::format("{}: checked bot moves: discard_only {}, balanced {}, aggressive {}, cautious {}", file,
-                      checked_moves["discard_only"], checked_moves["heuristic_balanced"],
-                      checked_moves["heuristic_aggressive"], checked_moves["heuristic_cautious"]));
+                      checked_moves["discard_only"], checked_moves["heuristic_balanced"], checked_moves["heuristic_aggressive"],
+                      checked_moves["heuristic_cautious"]));
 }
 
 void check_encodings(const char* games_file, const char* enc_file, int width) {
@@ -65,9 +64,8 @@ void check_encodings(const char* games_file, const char* enc_file, int width) {
     s.encode_info_state(observer, out);
     for (int k = 0; k < width; ++k) {
       if (std::abs(out[static_cast<std::size_t>(k)] - expected[static_cast<std::size_t>(k)]) > 1e-6) {
-        FAIL(fmt::format("{}: game {} step {} observer {}: feature {} is {}, golden {}\n{}", enc_file, game,
-                         step, observer, k, out[static_cast<std::size_t>(k)], expected[static_cast<std::size_t>(k)],
-                         s.to_string()));
+        FAIL(fmt::format("{}: game {} step {} observer {}: feature {} is {}, golden {}\n{}", enc_file, game, step, observer, k,
+                         out[static_cast<std::size_t>(k)], expected[static_cast<std::size_t>(k)], s.to_string()));
       }
     }
     ++compared;
@@ -78,8 +76,7 @@ void check_encodings(const char* games_file, const char* enc_file, int width) {
 }  // namespace
 
 TEST_CASE("every golden game with default rules replays exactly, bots included") {
-  replay_all("games.jsonl.gz", 120,
-             {"discard_only", "heuristic_balanced", "heuristic_aggressive", "heuristic_cautious"});
+  replay_all("games.jsonl.gz", 120, {"discard_only", "heuristic_balanced", "heuristic_aggressive", "heuristic_cautious"});
 }
 
 TEST_CASE("every golden game with small rules replays exactly, bots included") {

@@ -34,9 +34,7 @@ class HighLow {
     out[1] = {1, 0.5};  // or H
     return 2;
   }
-  bool is_terminal() const noexcept {
-    return !is_chance_node() && (moves_ == 2 || (moves_ == 1 && move_[0] == 0));
-  }
+  bool is_terminal() const noexcept { return !is_chance_node() && (moves_ == 2 || (moves_ == 1 && move_[0] == 0)); }
   ActionMask legal_mask() const noexcept { return is_terminal() ? 0 : 0b11; }
   int num_distinct_actions() const noexcept { return 2; }
   double returns(int p) const noexcept {
@@ -60,8 +58,7 @@ class HighLow {
     return k;
   }
   void apply_action(int a) {
-    if (a < 0 || a >= 2 || !mask_has(legal_mask(), a))
-      throw IllegalActionError("high_low: illegal action " + std::to_string(a));
+    if (a < 0 || a >= 2 || !mask_has(legal_mask(), a)) throw IllegalActionError("high_low: illegal action " + std::to_string(a));
     if (is_chance_node()) {
       card_[static_cast<std::size_t>(dealt_++)] = static_cast<std::int8_t>(a);
       return;

@@ -119,7 +119,7 @@ std::vector<State> state_pool(const Rules& r, int games, std::uint64_t seed) {
 TEST_CASE("a card taken from a pile is known until it leaves, and the marks shift with the hand") {
   State s = known_cards_game_start();
   for (int p = 0; p < 2; ++p) CHECK(s.known_mask(p) == 0);  // a deal is never known
-  s.apply_action(discard(7));  // p0 discards its wager of color 0
+  s.apply_action(discard(7));                               // p0 discards its wager of color 0
   s.apply_action(kDeck);
   CHECK(s.known_mask(0) == 0);  // a deck draw is never known
   s.apply_action(discard(6));   // p1 discards c4:8

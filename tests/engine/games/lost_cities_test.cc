@@ -41,8 +41,7 @@ TEST_CASE("invalid rule settings are rejected with the knob, its value and the r
   CHECK(error_of(Rules{.n_handshakes = -1}).find("n_handshakes = -1") != std::string::npos);
   CHECK(error_of(Rules{.hand_size = 0}).find("hand_size = 0") != std::string::npos);
   CHECK(error_of(Rules{.bonus_threshold = 0}).find("bonus_threshold = 0") != std::string::npos);
-  CHECK(error_of(Rules{.n_colors = 1, .n_ranks = 3, .n_handshakes = 0, .hand_size = 2}).find("deck size") !=
-        std::string::npos);
+  CHECK(error_of(Rules{.n_colors = 1, .n_ranks = 3, .n_handshakes = 0, .hand_size = 2}).find("deck size") != std::string::npos);
   CHECK(error_of(Rules{.n_colors = 9}).find("n_colors = 9: must be in [1, 8]") != std::string::npos);
   CHECK(error_of(Rules{.n_colors = 1, .n_ranks = 3, .n_handshakes = 1, .hand_size = 2}).empty());
   CHECK_THROWS_AS(State::deal(Rules{.hand_size = 40}, 1), InputError);
@@ -66,9 +65,9 @@ TEST_CASE("a deck that is not the rules' multiset of cards is rejected, naming t
 
 TEST_CASE("dealing gives 8 cards each, player 0 first from the top, and 44 left in the deck") {
   const Rules r;
-  const State s = deal_with(r, {num(0, 1), num(0, 2), num(0, 3), num(0, 4), num(0, 5), num(0, 6), num(0, 7), num(0, 8)},
-                            {num(1, 1), num(1, 2), num(1, 3), num(1, 4), num(1, 5), num(1, 6), num(1, 7), num(1, 8)},
-                            {num(2, 9)});
+  const State s =
+      deal_with(r, {num(0, 1), num(0, 2), num(0, 3), num(0, 4), num(0, 5), num(0, 6), num(0, 7), num(0, 8)},
+                {num(1, 1), num(1, 2), num(1, 3), num(1, 4), num(1, 5), num(1, 6), num(1, 7), num(1, 8)}, {num(2, 9)});
   CHECK(s.deck_size() == 44);
   CHECK(s.hand_card(0, 0) == num(0, 1));
   CHECK(s.hand_card(1, 7) == num(1, 8));
@@ -81,15 +80,15 @@ TEST_CASE("dealing gives 8 cards each, player 0 first from the top, and 44 left 
 TEST_CASE("legal masks follow the play, discard and draw rules exactly") {
   const Rules r;
   // p0: W0, c0 face 5, c0 face 3, c1 W, c1 face 10, c2 face 2, c3 face 4, c4 W
-  State s = deal_with(r, {wager(0), num(0, 4), num(0, 2), wager(1), num(1, 9), num(2, 1), num(3, 3), wager(4)},
-                      {num(0, 1), num(0, 3), num(1, 1), num(1, 2), num(2, 2), num(2, 3), num(3, 1), num(3, 2)},
-                      {num(4, 9), num(4, 8)});
+  State s =
+      deal_with(r, {wager(0), num(0, 4), num(0, 2), wager(1), num(1, 9), num(2, 1), num(3, 3), wager(4)},
+                {num(0, 1), num(0, 3), num(1, 1), num(1, 2), num(2, 2), num(2, 3), num(3, 1), num(3, 2)}, {num(4, 9), num(4, 8)});
   // Everything is playable on empty expeditions: all 16 card actions.
   CHECK(s.legal_mask() == 0xffffULL);
   s.apply_action(2);  // play c0 face 5 (slot 1)
   CHECK(s.phase() == Phase::kDraw);
   CHECK(s.legal_mask() == (1ULL << 16));  // no pile yet
-  s.apply_action(16);  // draws c4 face 10 (top) into slot 7
+  s.apply_action(16);                     // draws c4 face 10 (top) into slot 7
   CHECK(s.hand_card(0, 7) == num(4, 9));
   CHECK(s.current_player() == 1);
   s.apply_action(3);  // p1 discards slot 1: c0 face 4
@@ -111,12 +110,12 @@ TEST_CASE("legal masks follow the play, discard and draw rules exactly") {
   CHECK_THROWS_AS(s.apply_action(22), IllegalActionError);
   CHECK_THROWS_AS(s.apply_action(-1), IllegalActionError);
   s.apply_action(16);
-  s.apply_action(1);   // p1 discards slot 0 (c0 face 2) onto pile 0
+  s.apply_action(1);  // p1 discards slot 0 (c0 face 2) onto pile 0
   CHECK(s.legal_mask() == (1ULL << 16));
   s.apply_action(16);
-  s.apply_action(7);   // p0 discards slot 3
+  s.apply_action(7);                            // p0 discards slot 3
   CHECK((s.legal_mask() & (1ULL << 17)) != 0);  // pile 0 is drawable now
-  s.apply_action(17);  // takes c0 face 2 back
+  s.apply_action(17);                           // takes c0 face 2 back
   CHECK(s.pile_size(0) == 2);
   CHECK_NOTHROW(s.check_invariants());
 }
@@ -142,9 +141,9 @@ TEST_CASE("expedition scores: empty, wagers, bonus and negative expeditions") {
   const Rules r;
   using V = std::vector<Card>;
   CHECK(score_expedition(r, V{}) == 0);
-  CHECK(score_expedition(r, V{num(0, 1)}) == 2 - 20);                              // −18
-  CHECK(score_expedition(r, V{wager(0)}) == (0 - 20) * 2);                         // lone wager: −40
-  CHECK(score_expedition(r, V{wager(0), wager(0), num(0, 9)}) == (10 - 20) * 3);   // −30
+  CHECK(score_expedition(r, V{num(0, 1)}) == 2 - 20);                                                 // −18
+  CHECK(score_expedition(r, V{wager(0)}) == (0 - 20) * 2);                                            // lone wager: −40
+  CHECK(score_expedition(r, V{wager(0), wager(0), num(0, 9)}) == (10 - 20) * 3);                      // −30
   CHECK(score_expedition(r, V{wager(0), num(0, 5), num(0, 8), num(0, 9)}) == (6 + 9 + 10 - 20) * 2);  // 10
   // 8 cards earn the bonus: 3 wagers + faces 2..6 = 20 → 0·4 + 20
   CHECK(score_expedition(r, V{wager(0), wager(0), wager(0), num(0, 1), num(0, 2), num(0, 3), num(0, 4), num(0, 5)}) == 20);

@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
-#include "engine/tabular/best_response.h"
 #include "engine/games/games.h"
-#include "engine/tabular/policy.h"
 #include "engine/memory/reservoir.h"
+#include "engine/tabular/best_response.h"
+#include "engine/tabular/policy.h"
 #include "engine/tabular/tabular_cfr.h"
 #include "tests/engine/games/conformance.h"
 
@@ -135,20 +135,18 @@ TEST_CASE("the three full-width solvers follow the reference's Leduc curve") {
     int iterations;
     double reference;
   };
-  const Point points[] = {{TabularAlgo::kCfr, 10, 1.7772},       {TabularAlgo::kCfr, 100, 0.1914},
-                          {TabularAlgo::kCfr, 300, 0.0710},       {TabularAlgo::kCfr, 1000, 0.0236},
-                          {TabularAlgo::kCfrPlus, 10, 1.2209},   {TabularAlgo::kCfrPlus, 100, 0.0268},
-                          {TabularAlgo::kCfrPlus, 300, 0.00453}, {TabularAlgo::kCfrPlus, 1000, 0.00050},
-                          {TabularAlgo::kLinearCfr, 10, 1.4421},  {TabularAlgo::kLinearCfr, 100, 0.0690},
-                          {TabularAlgo::kLinearCfr, 300, 0.0272}, {TabularAlgo::kLinearCfr, 1000, 0.0114}};
+  const Point points[] = {
+      {TabularAlgo::kCfr, 10, 1.7772},        {TabularAlgo::kCfr, 100, 0.1914},       {TabularAlgo::kCfr, 300, 0.0710},
+      {TabularAlgo::kCfr, 1000, 0.0236},      {TabularAlgo::kCfrPlus, 10, 1.2209},    {TabularAlgo::kCfrPlus, 100, 0.0268},
+      {TabularAlgo::kCfrPlus, 300, 0.00453},  {TabularAlgo::kCfrPlus, 1000, 0.00050}, {TabularAlgo::kLinearCfr, 10, 1.4421},
+      {TabularAlgo::kLinearCfr, 100, 0.0690}, {TabularAlgo::kLinearCfr, 300, 0.0272}, {TabularAlgo::kLinearCfr, 1000, 0.0114}};
   for (const TabularAlgo algo : {TabularAlgo::kCfr, TabularAlgo::kCfrPlus, TabularAlgo::kLinearCfr}) {
     TabularSolver s(t, {.algo = algo});
     for (const auto& pt : points) {
       if (pt.algo != algo) continue;
       while (s.iteration() < pt.iterations) s.run_iteration();
       const double nc = exploitability(s.average_policy()).nash_conv;
-      MESSAGE(fmt::format("{} {} iterations: NashConv {:.5f} (reference {})", to_string(algo), pt.iterations, nc,
-                          pt.reference));
+      MESSAGE(fmt::format("{} {} iterations: NashConv {:.5f} (reference {})", to_string(algo), pt.iterations, nc, pt.reference));
       // Up to 100 iterations the runs agree to the reference's printed digits (1%). Later the
       // dynamics are numerically chaotic: perturbing LCFR's regret weight by 1e-15 (relative)
       // moves NashConv at 300 iterations from 0.038 to 0.031 (docs/small-games.md), so there we
@@ -203,8 +201,7 @@ TEST_CASE("policy files round-trip, and a file missing an information set or wit
   CHECK_THROWS_WITH_AS(policy_from_rows(t, file, path), doctest::Contains("1 information set(s) undefined"), InputError);
   file = read_policy_file(path);
   file.rows[0].first = "X|";
-  CHECK_THROWS_WITH_AS(policy_from_rows(t, file, path), doctest::Contains("'X|' is not an information set of kuhn"),
-                       InputError);
+  CHECK_THROWS_WITH_AS(policy_from_rows(t, file, path), doctest::Contains("'X|' is not an information set of kuhn"), InputError);
   file = read_policy_file(path);
   file.rows[0].second.push_back(0.0);
   CHECK_THROWS_WITH_AS(policy_from_rows(t, file, path), doctest::Contains("has 3 entries; kuhn needs 2"), InputError);
@@ -246,7 +243,9 @@ TEST_CASE("Leduc encodes ranks: suit-isomorphic information sets share an input 
     FAIL("no information set " << key);
     return -1;
   };
-  auto same_input = [&](int a, int b) { return std::equal(tree.infoset_encoding(a), tree.infoset_encoding(a) + W, tree.infoset_encoding(b)); };
+  auto same_input = [&](int a, int b) {
+    return std::equal(tree.infoset_encoding(a), tree.infoset_encoding(a) + W, tree.infoset_encoding(b));
+  };
   // J1 and J2 first to act; J1 and K1 differ; a pair (J2 on J1) differs from J2 on Q1.
   const int j1 = index_of("0|-||"), j2 = index_of("1|-||"), k1 = index_of("4|-||");
   CHECK(same_input(j1, j2));
