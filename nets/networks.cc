@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #if CFR_TORCH_CUDA
+#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <mutex>
 #include <sstream>
@@ -45,16 +47,22 @@ struct MlpImpl : torch::nn::Module {
     head = register_module("head", torch::nn::Linear(width, out));
   }
   torch::Tensor forward(torch::Tensor x) {
-    for (auto& l : layers) {
-      x = l->forward(x);
-      if (activation == "relu")
-        x = torch::relu(x);
-      else if (activation == "tanh")
-        x = torch::tanh(x);
-      else
-        x = torch::gelu(x);
-    }
+    for (auto& l : layers) x = activate(l->forward(x));
     return head->forward(x);
+  }
+  /// The forward of a float32 module computed in `dtype` (bfloat16): the input, the weights and
+  /// the biases cast for this call (autograd carries the gradients back to the float32
+  /// parameters through the casts), the output cast back to float32. What autocast does for
+  /// linear layers, without its thread-local state.
+  torch::Tensor forward_in(torch::Tensor x, torch::ScalarType dtype) {
+    x = x.to(dtype);
+    for (auto& l : layers) x = activate(torch::linear(x, l->weight.to(dtype), l->bias.to(dtype)));
+    return torch::linear(x, head->weight.to(dtype), head->bias.to(dtype)).to(torch::kFloat32);
+  }
+  torch::Tensor activate(const torch::Tensor& x) const {
+    if (activation == "relu") return torch::relu(x);
+    if (activation == "tanh") return torch::tanh(x);
+    return torch::gelu(x);
   }
   std::string activation;
   std::vector<torch::nn::Linear> layers;
@@ -62,14 +70,24 @@ struct MlpImpl : torch::nn::Module {
 };
 TORCH_MODULE(Mlp);
 
-// Inference on a published snapshot. On CUDA (builds whose LibTorch has CUDA): inputs are
+/// Copies the parameters of `from` into `to` (converting to its dtype: rounding to bfloat16).
+void copy_weights(const Mlp& from, Mlp& to) {
+  torch::NoGradGuard g;
+  auto src = from->parameters();
+  auto dst = to->parameters();
+  for (std::size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
+}
+
+// Inference on a published snapshot (net_, float32), computed in bfloat16 on a rounded copy
+// (fast_) when the set's precision is bf16. On CUDA (builds whose LibTorch has CUDA): inputs are
 // copied into a pinned host buffer, sent asynchronously on the evaluator's own stream (so that
 // inference overlaps training on the default stream), and the outputs come back asynchronously
 // into a pinned buffer; one synchronisation per batch.
 class TorchEvaluator final : public Evaluator {
  public:
-  TorchEvaluator(Mlp net, int in, int out, torch::Device dev, int chunk)
+  TorchEvaluator(Mlp net, Mlp fast, int in, int out, torch::Device dev, int chunk)
       : net_(std::move(net)),
+        fast_(std::move(fast)),
         in_(in),
         out_(out),
         chunk_(chunk),
@@ -94,12 +112,12 @@ class TorchEvaluator final : public Evaluator {
         std::memcpy(chunk_in_.data(), inputs.data() + s * in_, sizeof(float) * static_cast<std::size_t>(rows * in_));
         std::fill(chunk_in_.begin() + rows * in_, chunk_in_.end(), 0.0F);  // padding rows (last chunk)
         auto x = torch::from_blob(chunk_in_.data(), {chunk_, in_}, torch::kFloat32);
-        auto y = net_->forward(x).contiguous();
+        auto y = forward(x).contiguous();
         std::memcpy(outputs.data() + s * out_, y.data_ptr<float>(), sizeof(float) * static_cast<std::size_t>(rows * out_));
       }
     } else {
       auto x = torch::from_blob(const_cast<float*>(inputs.data()), {n, in_}, torch::kFloat32);
-      auto y = net_->forward(x).contiguous();
+      auto y = forward(x).contiguous();
       std::memcpy(outputs.data(), y.data_ptr<float>(), sizeof(float) * static_cast<std::size_t>(n * out_));
     }
     std::int64_t bad = 0;
@@ -111,9 +129,20 @@ class TorchEvaluator final : public Evaluator {
     if (bad) nonfinite_.fetch_add(bad, std::memory_order_relaxed);
   }
   std::int64_t take_nonfinite() { return nonfinite_.exchange(0); }
-  Mlp& net() { return net_; }
+  /// The published float32 weights (read them; write them only through set_weights).
+  const Mlp& net() const { return net_; }
+  /// Publishes `from`'s weights into this snapshot (and its bfloat16 copy).
+  void set_weights(const Mlp& from) {
+    copy_weights(from, net_);
+    if (fast_) copy_weights(net_, fast_);  // rounds to the nearest bfloat16
+  }
 
  private:
+  torch::Tensor forward(const torch::Tensor& x) {
+    if (!fast_) return net_->forward(x);
+    return fast_->forward(x.to(torch::kBFloat16)).to(torch::kFloat32);
+  }
+
   void evaluate_cuda(std::span<const float> inputs, std::span<float> outputs, std::int64_t n) {
 #if CFR_TORCH_CUDA
     if (!pinned_in_.defined() || pinned_in_.size(0) < n) {
@@ -126,19 +155,20 @@ class TorchEvaluator final : public Evaluator {
     {
       c10::cuda::CUDAStreamGuard on(stream_);
       auto x = pinned_in_.narrow(0, 0, n).to(dev_, /*non_blocking=*/true);
-      auto y = net_->forward(x);
+      auto y = forward(x);
       pinned_out_.narrow(0, 0, n).copy_(y, /*non_blocking=*/true);
     }
     stream_.synchronize();
     std::memcpy(outputs.data(), pinned_out_.data_ptr<float>(), sizeof(float) * static_cast<std::size_t>(n * out_));
 #else
     auto x = torch::from_blob(const_cast<float*>(inputs.data()), {n, in_}, torch::kFloat32).to(dev_);
-    auto y = net_->forward(x).to(torch::kCPU).contiguous();
+    auto y = forward(x).to(torch::kCPU).contiguous();
     std::memcpy(outputs.data(), y.data_ptr<float>(), sizeof(float) * static_cast<std::size_t>(n * out_));
 #endif
   }
 
   Mlp net_;
+  Mlp fast_;  // bf16: net_'s weights rounded to bfloat16; null in fp32
   int in_, out_;
   std::int64_t chunk_;
   torch::Device dev_;
@@ -150,13 +180,6 @@ class TorchEvaluator final : public Evaluator {
 #endif
 };
 
-void copy_weights(const Mlp& from, Mlp& to) {
-  torch::NoGradGuard g;
-  auto src = from->parameters();
-  auto dst = to->parameters();
-  for (std::size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
-}
-
 }  // namespace
 
 /// Seed-stream tags of network initialisation and re-initialisation (derive_seed's second word).
@@ -165,6 +188,8 @@ constexpr std::uint64_t kReinitStream = 0x726569;  // "rei"
 
 struct NetworkSet::Impl {
   NetworkConfig cfg;
+  std::string precision = "fp32";  // resolved: fp32 | bf16
+  bool bf16 = false;
   NetworkSpecs specs;
   torch::Device device{torch::kCPU};
   std::vector<Mlp> train;  // per network (set order)
@@ -215,10 +240,22 @@ struct NetworkSet::Impl {
   /// An inference snapshot of network n (own weights and buffers) holding a copy of `from`.
   std::unique_ptr<TorchEvaluator> make_snapshot(int n, const Mlp& from) {
     Mlp snap = make(n, 0);
-    copy_weights(from, snap);
     snap->eval();
+    Mlp fast(nullptr);
+    if (bf16) {
+      fast = make(n, 0);
+      fast->to(torch::kBFloat16);
+      fast->eval();
+    }
     const auto& s = specs[static_cast<std::size_t>(n)];
-    return std::make_unique<TorchEvaluator>(snap, s.input_width, s.output_width, device, cfg.invariant_chunk);
+    auto ev = std::make_unique<TorchEvaluator>(snap, fast, s.input_width, s.output_width, device, cfg.invariant_chunk);
+    ev->set_weights(from);
+    return ev;
+  }
+  /// Network n's training forward: float32 outputs, computed in the set's precision.
+  torch::Tensor forward_train(int n, const torch::Tensor& x) {
+    auto& m = train[static_cast<std::size_t>(n)];
+    return bf16 ? m->forward_in(x, torch::kBFloat16) : m->forward(x);
   }
   void reset_optimizer(int n) {
     optim[static_cast<std::size_t>(n)] = std::make_unique<torch::optim::AdamW>(train[static_cast<std::size_t>(n)]->parameters(),
@@ -250,6 +287,9 @@ NetworkSet::NetworkSet(NetworkSpecs specs, const NetworkConfig& cfg, std::uint64
   } else if (cfg.device != "cpu") {
     throw InputError(fmt::format("device = '{}'; valid: cpu, cuda", cfg.device));
   }
+  const PrecisionChoice precision = resolve_precision(cfg.precision, cfg.device, cfg.device_index);
+  impl_->precision = precision.name;
+  impl_->bf16 = precision.name == "bf16";
   impl_->cfg = cfg;
   impl_->seed = seed;
   impl_->specs = specs_;
@@ -297,6 +337,8 @@ void NetworkSet::set_replicas(int count) {
   }
 }
 
+const std::string& NetworkSet::precision() const noexcept { return impl_->precision; }
+
 int NetworkSet::replicas() const noexcept { return 1 + static_cast<int>(impl_->extra.size()); }
 
 Evaluator& NetworkSet::evaluator(int net, int replica) {
@@ -324,8 +366,8 @@ void NetworkSet::publish() {
 void NetworkSet::publish(int net) {
   CFR_CHECK(net >= 0 && net < size(), "network {}", net);
   const auto k = static_cast<std::size_t>(net);
-  copy_weights(impl_->ema[k] ? impl_->ema[k] : impl_->train[k], impl_->infer[k]->net());
-  for (auto& set : impl_->extra) copy_weights(impl_->infer[k]->net(), set[k]->net());
+  impl_->infer[k]->set_weights(impl_->ema[k] ? impl_->ema[k] : impl_->train[k]);
+  for (auto& set : impl_->extra) set[k]->set_weights(impl_->infer[k]->net());
 }
 
 namespace {
@@ -554,7 +596,7 @@ TrainStats train_loop(NetworkSet::Impl& im, int net, BatchSource& mem, const Tra
     auto legal = hb.legal.narrow(0, 0, b).to(im.device, cuda);
     auto iters = hb.iter.narrow(0, 0, b).to(im.device, cuda);
     opt.zero_grad();
-    auto loss = loss_fn(model->forward(x), target, legal, iters);
+    auto loss = loss_fn(im.forward_train(net, x), target, legal, iters);
     const double l = loss.template item<double>();
     if (!std::isfinite(l)) {
       ++st.skipped_nonfinite;
@@ -645,6 +687,51 @@ TrainStats NetworkSet::train(int net, BatchSource& memory, int iteration, const 
         auto ce = -(target * torch::log_softmax(masked, 1)).sum(1);
         return (w * ce).sum() / w.sum().clamp_min(1e-12);
       });
+}
+
+namespace {
+/// The flags of the first processor in /proc/cpuinfo (empty where there is none).
+std::vector<std::string> cpu_flags() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("flags", 0) == 0) {
+      std::istringstream words(line.substr(line.find(':') + 1));
+      std::vector<std::string> out;
+      for (std::string w; words >> w;) out.push_back(w);
+      return out;
+    }
+  return {};
+}
+}  // namespace
+
+PrecisionChoice resolve_precision(const std::string& requested, const std::string& device, int device_index) {
+  if (requested != "fp32" && requested != "bf16" && requested != "auto")
+    throw InputError(fmt::format("network.precision = '{}'; valid: fp32, bf16, auto", requested));
+  if (requested != "auto") return {requested, "network.precision = " + requested};
+  if (device == "cuda") {
+#if CFR_TORCH_CUDA
+    if (torch::cuda::is_available()) {
+      const int count = static_cast<int>(torch::cuda::device_count());
+      const auto* props =
+          at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(std::max(0, device_index) % std::max(1, count)));
+      if (props->major >= 8)
+        return {"bf16",
+                fmt::format("network.precision = auto: bf16 (CUDA compute capability {}.{})", props->major, props->minor)};
+      return {"fp32", fmt::format("network.precision = auto: fp32 (CUDA compute capability {}.{} < 8.0: no fast bfloat16)",
+                                  props->major, props->minor)};
+    }
+#endif
+    (void)device_index;
+    return {"fp32", "network.precision = auto: fp32 (no CUDA device to ask about bfloat16)"};
+  }
+  std::vector<std::string> found;
+  for (const auto& f : cpu_flags())
+    if (f == "avx512_bf16" || f == "amx_bf16") found.push_back(f);
+  if (found.empty()) return {"fp32", "network.precision = auto: fp32 (the CPU has neither avx512_bf16 nor amx_bf16)"};
+  if (!at::hasMKLDNN())
+    return {"fp32", "network.precision = auto: fp32 (this LibTorch has no oneDNN for bfloat16 matrix products)"};
+  return {"bf16", fmt::format("network.precision = auto: bf16 (the CPU has {}, LibTorch has oneDNN)", fmt::join(found, ", "))};
 }
 
 void configure_torch_threads(int threads) {

@@ -40,7 +40,24 @@ struct NetworkConfig {
   /// (docs/deep-cfr.md "Batch invariance"). Samples are then identical across schedulers,
   /// batch limits and processes; N = 8 is invariant with this machine's OpenBLAS.
   int invariant_chunk = 0;
+  /// fp32 | bf16 | auto. bf16: the evaluators' forwards and the training steps' forwards and
+  /// backwards run in bfloat16 (the matrix products on oneDNN's AVX-512 BF16 / AMX kernels on
+  /// CPU); the training weights, their gradients, the optimiser state, weight averages,
+  /// published_weights() and checkpoints stay float32, and evaluators still hand back float32
+  /// outputs (each a bfloat16 value). auto: bf16 where resolve_precision() finds it fast, else
+  /// fp32. Within a precision runs stay reproducible (invariant_chunk included).
+  std::string precision = "fp32";
 };
+
+/// What network.precision = `requested` resolves to on `device` ("cpu" or "cuda"): "fp32" or
+/// "bf16", and why (one line for the run's log). auto picks bf16 on a CPU whose flags
+/// (/proc/cpuinfo) include avx512_bf16 or amx_bf16 when LibTorch has oneDNN, on CUDA when the
+/// device's compute capability is 8.0 or above; otherwise fp32. Throws InputError for another value.
+struct PrecisionChoice {
+  std::string name;  // fp32 | bf16
+  std::string why;
+};
+PrecisionChoice resolve_precision(const std::string& requested, const std::string& device, int device_index = 0);
 
 struct TrainConfig {
   int updates = 512;  // optimiser steps per network per iteration
@@ -156,6 +173,9 @@ class NetworkSet {
   /// Sets the training and published weights of every network from published_weights()'s layout
   /// (a traversal process of a distributed run). Throws InputError on a size mismatch.
   void set_published_weights(std::span<const float> weights);
+
+  /// The precision the set computes in (network.precision resolved: "fp32" or "bf16").
+  const std::string& precision() const noexcept;
 
   std::int64_t parameters(int net) const;
   std::int64_t total_parameters() const;

@@ -134,6 +134,10 @@ std::vector<ConfigField> fields(Config& c) {
       int_field("network", "invariant_chunk", c.network.invariant_chunk, 0, 4096,
                 "0 = forward whole batches (fast); N = forward in chunks of exactly N rows so outputs do not depend on batching "
                 "(identical samples across schedulers and processes; 8 with OpenBLAS)"),
+      choice_field("network", "precision", c.network.precision, {"fp32", "bf16", "auto"},
+                   "fp32; bf16 = forwards and training steps in bfloat16 (float32 weights, optimiser state and checkpoints; "
+                   "fast where the CPU has AVX-512 BF16 or AMX); auto = bf16 where the CPU or GPU has it, else fp32 (the run's "
+                   "log says which)"),
       int_field("traversal", "traversals_per_player", t.traversals_per_player, 1, 100'000'000,
                 "traversals per player per iteration"),
       choice_field("traversal", "algorithm", t.algorithm, {"outcome_sampling", "external_sampling"},

@@ -29,7 +29,8 @@ struct NetworkSection {
   int hidden_size = 512;
   int num_layers = 3;
   std::string activation = "relu";
-  int invariant_chunk = 0;  // forward in chunks of exactly N rows: batch-invariant outputs (0 = off)
+  int invariant_chunk = 0;         // forward in chunks of exactly N rows: batch-invariant outputs (0 = off)
+  std::string precision = "fp32";  // fp32 | bf16 | auto (nets/networks.h NetworkConfig::precision)
 };
 struct TraversalSection {
   int traversals_per_player = 280;
