@@ -188,6 +188,9 @@ def bench_cases(b, cfgs, w):
         for v, rx in [("", re.escape(flag)), ("/", re.escape(flag)), (w, re.escape(flag)), (w + "/missing/o", re.escape(flag) + r".*missing")]:
             c.append(Case(app, flag, show(v), exe + tiny + quick + [flag, v], 2, rx))
     c.append(Case(app, "--train", "abc", exe + tiny + quick + ["--train=abc"], 2, r"--train"))
+    for v in ["0", "", "fp16", "FP32", "fp32,", "fp32,fp32", CLIMB]:
+        c.append(Case(app, "--precisions", show(v), exe + tiny + quick + ["--precisions", v], 2, r"--precisions"))
+    c.append(Case(app, "--precisions", "bf16,fp32", exe + tiny + quick + ["--precisions", "bf16,fp32"], 0, None, "valid"))
     c.append(Case(app, "(all)", "tiny valid run", exe + tiny + quick + ["--csv", w + "/solve_sub/../b.csv"], 0, None, "valid"))
     return c
 
