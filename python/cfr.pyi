@@ -101,6 +101,39 @@ def train(
 def exploitability(game: Game, policy: Union[dict[str, Row], Callable[[State], Row]]) -> dict[str, Any]: ...
 def solve(game: Game, algorithm: str = "cfr+", iterations: int = 1000, seed: int = 0) -> dict[str, list[float]]: ...
 
+# Traversals with a Python evaluator: evaluator(inputs (B, W) float32, legal_mask (B, A) bool, net) -> (B, A) float32
+Evaluator = Union[str, Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_], int], npt.ArrayLike]]
+
+class Samples(NamedTuple):
+    inputs: npt.NDArray[np.float32]  # (N, W)
+    targets: npt.NDArray[np.float32]  # (N, A): regrets, or the strategy σ
+    legal_mask: npt.NDArray[np.bool_]  # (N, A)
+    weights: npt.NDArray[np.float32]  # (N,): the iteration under lcfr weighting, else 1
+    iterations: npt.NDArray[np.int32]  # (N,)
+    players: npt.NDArray[np.int8]  # (N,)
+
+class Traversals(NamedTuple):
+    advantage: Samples
+    strategy: Samples
+    stats: dict[str, Any]
+
+def traverse(
+    game: Optional[Union[Game, str]],
+    evaluator: Union[Evaluator, Sequence[Evaluator]],
+    traversals: Optional[int] = None,
+    iteration: int = 1,
+    traverser: int = 0,
+    seed: Optional[int] = None,
+    scheduler: Optional[str] = None,
+    scheduler_options: dict[str, int] = {},
+    config: Optional[Union[str, "os.PathLike[str]", dict[str, Any]]] = None,
+    set: Sequence[str] = (),
+    first_index: int = 0,
+) -> Traversals: ...
+def evaluate_builtin(
+    name: str, inputs: npt.ArrayLike, legal_mask: npt.ArrayLike, net: int
+) -> npt.NDArray[np.float32]: ...
+
 class VectorEnv:
     def __init__(
         self,

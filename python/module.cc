@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/core/errors.h"
 #include "engine/games/bots.h"
@@ -29,8 +31,10 @@
 #include "engine/games/players.h"
 #include "engine/tabular/best_response.h"
 #include "engine/tabular/tabular_cfr.h"
+#include "python/evaluator.h"
 #include "python/states.h"
 #include "python/train.h"
+#include "python/traverse.h"
 #include "python/vector_env.h"
 
 namespace pb = pybind11;
@@ -278,6 +282,49 @@ pb::dict policy_dict(const cfr::TabularPolicy& policy) {
   return d;
 }
 
+// --- traversals with a Python evaluator -----------------------------------------------------
+pb::object& samples_type() {
+  static auto* t = new pb::object();  // leaked on purpose: lives as long as the interpreter
+  return *t;
+}
+pb::object& traversals_type() {
+  static auto* t = new pb::object();  // leaked on purpose: lives as long as the interpreter
+  return *t;
+}
+
+/// A sample buffer as NumPy arrays (a cfr.Samples); weights as the trainer weighs them (the
+/// iteration under training_weighting.mode = lcfr, else 1).
+pb::object samples_of(const cfr::SampleBuffer& b, bool linear) {
+  const auto n = static_cast<pb::ssize_t>(b.size());
+  const auto w = static_cast<pb::ssize_t>(b.input_width), a = static_cast<pb::ssize_t>(b.target_width);
+  pb::array_t<float> inputs({n, w}), targets({n, a}), weights(n);
+  pb::array_t<bool> legal({n, a});
+  pb::array_t<std::int32_t> iterations(n);
+  pb::array_t<std::int8_t> players(n);
+  std::copy(b.inputs.begin(), b.inputs.end(), inputs.mutable_data());
+  std::copy(b.targets.begin(), b.targets.end(), targets.mutable_data());
+  for (pb::ssize_t i = 0; i < n; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    for (pb::ssize_t j = 0; j < a; ++j) legal.mutable_data()[i * a + j] = cfr::mask_has(b.masks[k], static_cast<int>(j));
+    iterations.mutable_data()[i] = b.iterations[k];
+    players.mutable_data()[i] = b.players[k];
+    weights.mutable_data()[i] = linear ? static_cast<float>(b.iterations[k]) : 1.0F;
+  }
+  return samples_type()(inputs, targets, legal, weights, iterations, players);
+}
+
+/// cfr.traverse's config: None (cfr-run's defaults), a dict of sections or a TOML path.
+cfr::py::ConfigSource config_source(const pb::object& config, const std::vector<std::string>& set) {
+  cfr::py::ConfigSource src;
+  if (pb::isinstance<pb::dict>(config)) {
+    src.text = cfr::py::toml_from_json_text(pb::module_::import("json").attr("dumps")(config).cast<std::string>());
+  } else if (!config.is_none()) {
+    src.path = pb::str(pb::module_::import("os").attr("fspath")(config)).cast<std::string>();
+  }
+  src.set = set;
+  return src;
+}
+
 }  // namespace cfr::py_module
 
 PYBIND11_MODULE(cfr, m) {
@@ -299,6 +346,7 @@ observations and legal-action masks.
     print(state.returns())
 
 Bots by name (make_bot) and cfr-arena's matches (match), with Python callables as players.
+Deep CFR traversals run by the engine with a Python callable as the networks (traverse).
 
 Errors carry the engine's messages: bad rules, decks, players or serialized text raise
 cfr.InputError, an illegal action cfr.IllegalActionError (both are ValueError).)doc";
@@ -726,6 +774,181 @@ cfr_run=PATH) as a child process: the run directory, metrics, checkpoints and re
 Its progress goes to stdout. Ctrl-C (KeyboardInterrupt) or an exception from on_metrics stops it
 as Ctrl-C stops cfr-run (the current step ends, the latest checkpoint is kept) and is then raised.
 A bad config raises InputError with cfr-run's message; the GIL is released while it waits.)doc");
+
+  pb::object samples_nt = pb::module_::import("collections").attr("namedtuple");
+  samples_type() = samples_nt("Samples", pb::make_tuple("inputs", "targets", "legal_mask", "weights", "iterations", "players"));
+  samples_type().attr("__module__") = "cfr";
+  samples_type().attr("__doc__") = R"doc(One kind of training sample from cfr.traverse, one row per sample, in traversal order:
+inputs (N, W) float32: the information state's encoding; targets (N, A) float32: the regrets
+(advantage samples) or the strategy σ (strategy samples); legal_mask (N, A) bool; weights (N,)
+float32: the sample's training weight (its iteration under training_weighting.mode = "lcfr", else
+1); iterations (N,) int32; players (N,) int8: whose decision it was.)doc";
+  m.attr("Samples") = samples_type();
+  traversals_type() = samples_nt("Traversals", pb::make_tuple("advantage", "strategy", "stats"));
+  traversals_type().attr("__module__") = "cfr";
+  traversals_type().attr("__doc__") = R"doc(What cfr.traverse returns: advantage and strategy (cfr.Samples), and stats (a dict:
+traversals, nodes, cutoffs, seconds, nodes_per_second, forwards, requests, mean_batch,
+evaluate_seconds, per-network calls, rows, seconds and nonfinite_outputs of a Python evaluator,
+the advantage and strategy sample digests as cfr-run computes them, the seed, scheduler and
+options used).)doc";
+  m.attr("Traversals") = traversals_type();
+
+  m.def(
+      "traverse",
+      [](const pb::object& game, const pb::object& evaluator, std::optional<int> traversals, int iteration, int traverser,
+         std::optional<std::uint64_t> seed, std::optional<std::string> scheduler,
+         const std::map<std::string, int>& scheduler_options, const pb::object& config, const std::vector<std::string>& set,
+         int first_index) -> pb::object {
+        cfr::py::ConfigSource src = config_source(config, set);
+        if (pb::isinstance<Game>(game)) {
+          const auto g = game.cast<std::shared_ptr<Game>>();
+          src.game = g->name();
+          if (g->name() == cfr::lc::State::kName) src.rules = g->rules();
+        } else if (pb::isinstance<pb::str>(game)) {
+          src.game = game.cast<std::string>();
+        } else if (!game.is_none()) {
+          throw cfr::InputError("traverse: game must be a cfr.Game, a registered game's name, or None (the config's)");
+        }
+        const cfr::Config c = cfr::py::traverse_config(src);
+        const cfr::py::TraverseNetworks shape = cfr::py::traverse_networks(c);
+        const auto n_nets = static_cast<pb::ssize_t>(shape.names.size());
+        const bool stop_on_nonfinite = c.optimization.nonfinite_policy == "stop";
+        // One evaluator per network: a callable or a built-in name for all, or a sequence of them.
+        std::vector<pb::object> given;
+        if (pb::isinstance<pb::str>(evaluator) || PyCallable_Check(evaluator.ptr())) {
+          given.assign(static_cast<std::size_t>(n_nets), evaluator);
+        } else if (pb::isinstance<pb::sequence>(evaluator)) {
+          const auto seq = evaluator.cast<pb::sequence>();
+          if (static_cast<pb::ssize_t>(seq.size()) != n_nets)
+            throw cfr::InputError(fmt::format("traverse: {} evaluators given; the traversals query {} networks ({})", seq.size(),
+                                              n_nets, fmt::join(shape.names, ", ")));
+          for (const auto& e : seq) given.push_back(pb::reinterpret_borrow<pb::object>(e));
+        } else {
+          throw cfr::InputError(
+              "traverse: evaluator must be a callable(inputs, legal_mask, net), a built-in name "
+              "(uniform, hash), or a sequence of one per network");
+        }
+        std::vector<std::unique_ptr<cfr::Evaluator>> owned;
+        std::vector<cfr::py::PyEvaluator*> python;
+        std::vector<cfr::Evaluator*> nets;
+        for (pb::ssize_t k = 0; k < n_nets; ++k) {
+          const pb::object& e = given[static_cast<std::size_t>(k)];
+          const int net = static_cast<int>(k);
+          if (pb::isinstance<pb::str>(e)) {
+            owned.push_back(cfr::py::make_builtin_evaluator(e.cast<std::string>(), net, shape.input_width, shape.output_width));
+          } else if (PyCallable_Check(e.ptr())) {
+            auto pe = std::make_unique<cfr::py::PyEvaluator>(e, net, shape.names[static_cast<std::size_t>(k)], shape.input_width,
+                                                             shape.output_width, stop_on_nonfinite);
+            python.push_back(pe.get());
+            owned.push_back(std::move(pe));
+          } else {
+            throw cfr::InputError(fmt::format("traverse: evaluator {} must be a callable or a built-in name (uniform, hash)", k));
+          }
+          nets.push_back(owned.back().get());
+        }
+        const cfr::py::TraverseJob job{.traversals = traversals,
+                                       .iteration = iteration,
+                                       .traverser = traverser,
+                                       .seed = seed,
+                                       .first_index = first_index,
+                                       .scheduler = scheduler,
+                                       .scheduler_options = scheduler_options};
+        cfr::py::TraverseResult r;
+        try {
+          pb::gil_scoped_release release;
+          r = cfr::py::run_traversals(c, job, nets);
+        } catch (...) {
+          for (auto* p : python) p->rethrow();
+          throw;
+        }
+        pb::dict stats;
+        stats["traversals"] = r.stats.traversals;
+        stats["nodes"] = r.stats.nodes;
+        stats["cutoffs"] = r.stats.cutoffs;
+        stats["seconds"] = r.stats.seconds;
+        stats["nodes_per_second"] = r.stats.nodes_per_second();
+        stats["forwards"] = r.stats.batch.forwards;
+        stats["requests"] = r.stats.batch.requests;
+        stats["mean_batch"] = r.stats.batch.mean_batch();
+        stats["evaluate_seconds"] = r.stats.batch.evaluate_seconds;
+        pb::dict per_net;
+        for (pb::ssize_t k = 0; k < n_nets; ++k) {
+          pb::dict d;
+          const auto* pe = dynamic_cast<const cfr::py::PyEvaluator*>(nets[static_cast<std::size_t>(k)]);
+          d["python"] = pe != nullptr;
+          if (pe != nullptr) {
+            d["calls"] = pe->stats().calls;
+            d["rows"] = pe->stats().rows;
+            d["seconds"] = pe->stats().seconds;
+            d["nonfinite_outputs"] = pe->stats().nonfinite;
+          }
+          per_net[pb::str(shape.names[static_cast<std::size_t>(k)])] = d;
+        }
+        stats["networks"] = per_net;
+        stats["digest_advantage"] = fmt::format("{:016x}", r.digest_advantage);
+        stats["digest_strategy"] = fmt::format("{:016x}", r.digest_strategy);
+        stats["game"] = c.run.game;
+        stats["iteration"] = r.iteration;
+        stats["traverser"] = r.traverser;
+        stats["seed"] = r.seed;
+        stats["scheduler"] = r.scheduler;
+        stats["scheduler_options"] = r.scheduler_options;
+        const bool linear = c.weighting_mode == "lcfr";
+        return traversals_type()(samples_of(r.advantage, linear), samples_of(r.strategy, linear), stats);
+      },
+      pb::arg("game"), pb::arg("evaluator"), pb::arg("traversals") = pb::none(), pb::arg("iteration") = 1,
+      pb::arg("traverser") = 0, pb::arg("seed") = pb::none(), pb::arg("scheduler") = pb::none(),
+      pb::arg("scheduler_options") = std::map<std::string, int>{}, pb::arg("config") = pb::none(),
+      pb::arg("set") = std::vector<std::string>{}, pb::arg("first_index") = 0,
+      R"doc(One phase of Deep CFR traversals, as cfr-run runs them, with the networks answered by `evaluator`;
+returns a cfr.Traversals (advantage and strategy cfr.Samples as NumPy arrays, stats).
+
+The C++ engine runs the traversal coroutines and batches their network queries through the
+scheduler; each batch of one network's queries is one call
+
+    evaluator(inputs, legal_mask, net) -> outputs
+
+inputs (B, W) float32 (information-state encodings), legal_mask (B, A) bool, net the network
+queried (0 advantage0 and 1 advantage1: regrets, regret-matched; 2 strategy: logits, softmaxed
+over the legal actions); outputs (B, A) float32 (a NumPy array, or anything np.asarray makes one
+of, such as a CPU torch tensor computed under torch.no_grad()). Another dtype or shape raises
+InputError naming the network; non-finite outputs are replaced by 0 and counted
+(stats["networks"]) unless optimization.nonfinite_policy = "stop" (then InputError). An exception
+the callable raises stops the traversals and is raised here. evaluator may also be "uniform" or
+"hash" (the engine's stand-ins, row-pure), or a sequence of one evaluator per network.
+
+game: a cfr.Game (its name and rules), a registered name, or None (the config's run.game).
+config: None (cfr-run's defaults), a dict of sections or a TOML path, with `set` overrides
+("section.key=value"): its [traversal] options (algorithm, epsilon, node cap, opponent policy,
+cut-off value), [regret_matching], the encoding, the scheduler and its options are cfr-run's.
+traversals (default traversal.traversals_per_player), iteration, traverser (0 or 1), seed (default
+run.seed): traversal j draws from derive_seed(seed, iteration, traverser, first_index + j), as in
+cfr-run's phase. scheduler (default traversal.scheduler) and scheduler_options ({"window": 64,
+"max_batch": 128}) change only how queries are batched: with a row-pure evaluator the samples are
+identical whatever they are. The GIL is released while C++ traverses and taken for each call.)doc");
+
+  m.def(
+      "evaluate_builtin",
+      [](const std::string& name, const pb::array_t<float, pb::array::c_style | pb::array::forcecast>& inputs,
+         const pb::array_t<bool, pb::array::c_style | pb::array::forcecast>& legal_mask, int net) {
+        if (inputs.ndim() != 2 || legal_mask.ndim() != 2 || inputs.shape(0) != legal_mask.shape(0) || inputs.shape(0) < 1)
+          throw cfr::InputError("evaluate_builtin: inputs (B, W) and legal_mask (B, A) with the same B >= 1");
+        const pb::ssize_t n = inputs.shape(0), w = inputs.shape(1), a = legal_mask.shape(1);
+        if (a > cfr::kMaxActionsAnyGame) throw cfr::InputError(fmt::format("evaluate_builtin: {} actions is too many", a));
+        auto e = cfr::py::make_builtin_evaluator(name, net, static_cast<int>(w), static_cast<int>(a));
+        std::vector<cfr::ActionMask> masks(static_cast<std::size_t>(n), 0);
+        for (pb::ssize_t i = 0; i < n; ++i)
+          for (pb::ssize_t j = 0; j < a; ++j)
+            if (legal_mask.data()[i * a + j]) masks[static_cast<std::size_t>(i)] |= cfr::ActionMask{1} << j;
+        pb::array_t<float> out({n, a});
+        e->evaluate(std::span<const float>(inputs.data(), static_cast<std::size_t>(n * w)), masks,
+                    std::span<float>(out.mutable_data(), static_cast<std::size_t>(n * a)));
+        return out;
+      },
+      pb::arg("name"), pb::arg("inputs"), pb::arg("legal_mask"), pb::arg("net"),
+      "What the built-in stand-in evaluator `name` (\"uniform\": zeros; \"hash\": outputs in [-1, 1) hashed from each "
+      "input row's bits, seeded by net) returns for a batch, as cfr.traverse queries it: float32 (B, A). A Python "
+      "evaluator returning this gives exactly the samples of evaluator=name.");
   m.def(
       "match",
       [](const pb::object& p0, const pb::object& p1, int games, std::uint64_t seed, const pb::object& rules, bool duplicate,
