@@ -188,10 +188,14 @@ int main(int argc, char** argv) {
     for (auto& x : in) x = static_cast<float>(rng.below(1000)) / 1000.0F;
     std::unique_ptr<cfr::ReservoirMemory> mem;
     if (train) {  // random samples: the step's cost does not depend on their values
-      mem = std::make_unique<cfr::ReservoirMemory>(max_b, W, A, 3);
-      std::vector<float> tgt(static_cast<std::size_t>(A));
+      // As wide as the network's samples (a policy-gradient sample holds 4·A + 1 floats), positive
+      // for a policy-gradient loss (its behaviour and magnet probabilities), so no step is skipped.
+      const cfr::NetworkSpec& spec = sets.front()->spec(0);
+      const bool positive = spec.loss == cfr::NetLoss::kClippedPolicyGradient;
+      mem = std::make_unique<cfr::ReservoirMemory>(max_b, W, spec.sample_target_width(), 3);
+      std::vector<float> tgt(static_cast<std::size_t>(spec.sample_target_width()));
       for (int i = 0; i < max_b; ++i) {
-        for (auto& t : tgt) t = static_cast<float>(rng.below(2000)) / 1000.0F - 1.0F;
+        for (auto& t : tgt) t = static_cast<float>(rng.below(2000)) / 1000.0F - (positive ? 0.0F : 1.0F) + 1e-3F;
         mem->insert(in.data() + static_cast<std::size_t>(i) * W, tgt.data(), legal[0], 1);
       }
     }
