@@ -242,3 +242,17 @@ def test_a_second_thread_runs_while_a_python_evaluator_is_used():
     alone = time.perf_counter() - t
     assert alone > 0.01, f"200 traversals took only {alone:.4f} s: too short to tell"
     check_released(work, alone)
+
+
+def test_ctrl_c_stops_traverse_with_a_python_evaluator():
+    # KeyboardInterrupt reaches the main thread inside the callable (interleaved calls it there)
+    import _thread
+    import threading
+
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    t = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        cfr.traverse("lost_cities", python_zeros, traversals=10**6)
+    timer.join()
+    assert time.perf_counter() - t < 30
