@@ -66,4 +66,13 @@ TEST_CASE("the shipped agent's manifest records how it was trained and how stron
     CHECK(m["evaluation"][bot]["games"] == 1000);
     CHECK(m["evaluation"][bot]["win_rate_lo95"].get<double>() > 0.55);
   }
+  // Issue 30: its result against heuristic_expert and its exploitability figure (an exploiter's
+  // result against it), each over 1000 games with its interval.
+  REQUIRE_MESSAGE(m["evaluation"].contains("heuristic_expert"), "manifest.json has no evaluation.heuristic_expert");
+  CHECK(m["evaluation"]["heuristic_expert"]["games"] == 1000);
+  REQUIRE_MESSAGE(m.contains("exploitability"), "manifest.json has no exploitability");
+  for (const char* key : {"command", "minutes", "result"})
+    CHECK_MESSAGE(m["exploitability"].contains(key), "exploitability has no ", key);
+  CHECK(m["exploitability"]["result"]["games"] == 1000);
+  CHECK(m["exploitability"]["result"].contains("win_rate_hi95"));
 }
