@@ -7,11 +7,14 @@
 //   cfr-bench-batch [CONFIG] [--device cpu|cuda] [--batches 1,4,16,64,256,1024,4096] [--train]
 //                   [--precisions fp32,bf16] [--repeats 7] [--min-ms 50] [--threads 1]
 //                   [--csv FILE] [--json FILE]
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -72,6 +75,34 @@ std::vector<Timing> time_alternating(const std::vector<std::function<void()>>& c
     out.push_back({u[u.size() / 2], u.front(), u.back()});
   }
   return out;
+}
+
+/// Which OpenBLAS kernels fp32 products run on, when OpenBLAS is LibTorch's BLAS, with advice
+/// when it fell back to its generic x86-64 ones (an OpenBLAS older than the CPU: 0.3.21 on Intel
+/// family 6 model 207 says "Prescott") on a CPU whose AVX-512 or AVX2 kernels it has.
+std::string openblas_note() {
+  using CoreName = char* (*)();
+  auto* name = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  if (name == nullptr) return "";
+  const std::string core = name();
+  std::string note = fmt::format("fp32 matrix products: OpenBLAS, {} kernels", core);
+  if (core == "Prescott" || core == "prescott") {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line, flags;
+    while (std::getline(in, line))
+      if (line.rfind("flags", 0) == 0) {
+        flags = line + " ";
+        break;
+      }
+    const char* better = flags.find(" avx512f ") != std::string::npos ? "SkylakeX"
+                         : flags.find(" avx2 ") != std::string::npos  ? "Haswell"
+                                                                      : nullptr;
+    if (better != nullptr)
+      note += fmt::format(
+          " (generic: this OpenBLAS does not know the CPU; OPENBLAS_CORETYPE={} in the environment gives fp32 its {} kernels)",
+          better, better == std::string("SkylakeX") ? "AVX-512" : "AVX2");
+  }
+  return note;
 }
 
 /// --precisions: a comma-separated list of fp32, bf16 and auto (resolved on `device`), each once.
@@ -204,6 +235,7 @@ int main(int argc, char** argv) {
         "(measured in alternation); median of {} repeats (≥ {} ms each)\n",
         cfg.network.num_layers, cfg.network.hidden_size, cfg.network.activation, W, A, sets.front()->parameters(0),
         cfg.run.device, threads, fmt::join(precisions, ", "), repeats, min_ms);
+    if (const std::string note = openblas_note(); !note.empty()) std::cout << note << "\n";
     if (std::find(precisions.begin(), precisions.end(), "bf16") == precisions.end())
       std::cout << fmt::format("bf16 not measured: {} (--precisions fp32,bf16 measures it anyway)\n", bf16_here.why);
     struct Row {
