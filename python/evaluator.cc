@@ -51,9 +51,16 @@ void PyEvaluator::evaluate(std::span<const float> inputs, std::span<const Action
       const pb::object y = fn_(x, m, net_);
       const auto expected = fmt::format("float32 of shape ({}, {}): one row of {} outputs per input row", n, out_, out_);
       const pb::array arr = pb::array::ensure(y);
-      if (!arr)
-        throw InputError(fmt::format("evaluator for network {} ({}) returned a {}, not an array; expected {}", net_, name_,
-                                     pb::str(pb::type::of(y).attr("__name__")).cast<std::string>(), expected));
+      if (!arr) {  // say why NumPy refused it (a tensor that requires grad, ...)
+        std::string why;
+        try {
+          (void)pb::module_::import("numpy").attr("asarray")(y);
+        } catch (pb::error_already_set& e) {
+          why = fmt::format(" (numpy.asarray: {})", pb::str(e.value()).cast<std::string>());
+        }
+        throw InputError(fmt::format("evaluator for network {} ({}) returned a {}, not an array{}; expected {}", net_, name_,
+                                     pb::str(pb::type::of(y).attr("__name__")).cast<std::string>(), why, expected));
+      }
       if (!arr.dtype().is(pb::dtype::of<float>()) || arr.ndim() != 2 || arr.shape(0) != n || arr.shape(1) != out_)
         throw InputError(fmt::format("evaluator for network {} ({}) returned {} of shape {}; expected {}", net_, name_,
                                      pb::str(arr.dtype()).cast<std::string>(), shape_text(arr), expected));

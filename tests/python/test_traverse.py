@@ -139,10 +139,18 @@ def test_a_torch_module_as_the_evaluator():
     one = cfr.traverse(game, evaluator, traversals=100, seed=3, scheduler="recursive")
     assert one.stats["mean_batch"] == 1 and r.stats["mean_batch"] > 1
     assert r.advantage.inputs.shape == one.advantage.inputs.shape
+    # a tensor that requires grad: NumPy's reason is in the message
+    with pytest.raises(cfr.InputError, match=r"returned a Tensor, not an array \(numpy.asarray: .*requires grad"):
+        cfr.traverse(game, lambda inputs, legal_mask, net: nets[net](torch.from_numpy(inputs)), traversals=5)
 
 
 class Boom(Exception):
     pass
+
+
+class Unconvertible:
+    def __array__(self, dtype=None):
+        raise ValueError("no array here")
 
 
 @pytest.mark.parametrize("scheduler", ["interleaved", "pooled"])
@@ -169,6 +177,7 @@ def test_an_exception_in_the_evaluator_is_raised_by_traverse(scheduler):
         (lambda x, m, net: np.zeros(m.shape), r"network 0 \(advantage0\) returned float64 of shape"),
         (lambda x, m, net: np.zeros(m.shape[0], np.float32), r"returned float32 of shape \(\d+,\); expected"),
         (lambda x, m, net: None, r"returned object of shape \(\)"),
+        (lambda x, m, net: Unconvertible(), r"returned a Unconvertible, not an array \(numpy.asarray: no array here\)"),
         (lambda x, m, net: "zeros", r"returned <U5 of shape \(\)|returned \S+ of shape \(\)"),
     ],
 )
