@@ -24,6 +24,7 @@ packages=(
   libjs-chart.js              # cfr-serve's charts, served locally
   chromium chromium-driver python3-selenium fonts-liberation  # cfr-serve's browser tests (headless)
   pybind11-dev python3-dev python3-numpy python3-pytest       # the cfr Python module and its tests (docs/python.md)
+  python3-torch               # Python-side networks in the module's tests and benchmarks (cfr.traverse, bench/)
 )
 
 missing=()
