@@ -3,7 +3,6 @@
 #include <torch/torch.h>
 
 #if CFR_TORCH_CUDA
-#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
@@ -710,20 +709,24 @@ PrecisionChoice resolve_precision(const std::string& requested, const std::strin
     throw InputError(fmt::format("network.precision = '{}'; valid: fp32, bf16, auto", requested));
   if (requested != "auto") return {requested, "network.precision = " + requested};
   if (device == "cuda") {
-#if CFR_TORCH_CUDA
-    if (torch::cuda::is_available()) {
+    // The compute capability from the CUDA runtime that LibTorch loaded, found by name: no CUDA
+    // header or library is needed to build this (ATen's CUDA context header would pull cuBLAS's
+    // headers, which a PyTorch wheel's runtime headers do not include).
+    using GetAttribute = int (*)(int*, int, int);
+    constexpr int kCapabilityMajor = 75, kCapabilityMinor = 76;  // cudaDevAttrComputeCapabilityMajor/Minor
+    auto* get = reinterpret_cast<GetAttribute>(dlsym(RTLD_DEFAULT, "cudaDeviceGetAttribute"));
+    if (get != nullptr && torch::cuda::is_available()) {
       const int count = static_cast<int>(torch::cuda::device_count());
-      const auto* props =
-          at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(std::max(0, device_index) % std::max(1, count)));
-      if (props->major >= 8)
-        return {"bf16",
-                fmt::format("network.precision = auto: bf16 (CUDA compute capability {}.{})", props->major, props->minor)};
-      return {"fp32", fmt::format("network.precision = auto: fp32 (CUDA compute capability {}.{} < 8.0: no fast bfloat16)",
-                                  props->major, props->minor)};
+      const int index = std::max(0, device_index) % std::max(1, count);
+      int major = 0, minor = 0;
+      if (get(&major, kCapabilityMajor, index) == 0 && get(&minor, kCapabilityMinor, index) == 0)
+        return major >= 8 ? PrecisionChoice{"bf16", fmt::format("network.precision = auto: bf16 (CUDA compute capability {}.{})",
+                                                                major, minor)}
+                          : PrecisionChoice{"fp32", fmt::format("network.precision = auto: fp32 (CUDA compute capability {}.{} "
+                                                                "< 8.0: no fast bfloat16)",
+                                                                major, minor)};
     }
-#endif
-    (void)device_index;
-    return {"fp32", "network.precision = auto: fp32 (no CUDA device to ask about bfloat16)"};
+    return {"fp32", "network.precision = auto: fp32 (no CUDA device or runtime to ask about bfloat16)"};
   }
   std::vector<std::string> found;
   for (const auto& f : cpu_flags())
