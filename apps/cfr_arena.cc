@@ -13,6 +13,7 @@
 
 #include "apps/cli.h"
 #include "engine/core/errors.h"
+#include "engine/core/resources.h"
 #include "engine/games/bots.h"
 #include "engine/games/match.h"
 #include "engine/games/players.h"
@@ -58,6 +59,7 @@ int run_replay(const std::string& path, bool check_bots, bool quiet) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cfr::select_blas_kernels(argv);  // before any thread: OpenBLAS's kernels for this CPU (engine/core/resources.h)
   CLI::App app{"cfr-arena: Lost Cities matches between bots and checkpoints (duplicate deals) and replays"};
   std::string bot0, bot1, replay, rules_json;
   int games = 1000, max_steps = 10000, parallel = 256;

@@ -14,12 +14,14 @@
 #include "apps/cli.h"
 #include "apps/players/checkpoint_policy.h"
 #include "engine/core/errors.h"
+#include "engine/core/resources.h"
 #include "engine/games/bots.h"
 #include "engine/games/games.h"
 #include "engine/games/match.h"
 #include "engine/tabular/best_response.h"
 
 int main(int argc, char** argv) {
+  cfr::select_blas_kernels(argv);  // before any thread: OpenBLAS's kernels for this CPU (engine/core/resources.h)
   CLI::App app{"cfr-eval: evaluate a cfr-run checkpoint against bots (Lost Cities) or exactly (Kuhn, Leduc)"};
   std::string path;
   std::vector<std::string> opponents;

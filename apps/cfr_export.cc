@@ -17,8 +17,10 @@
 #include "apps/players/checkpoint_policy.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
+#include "engine/core/resources.h"
 
 int main(int argc, char** argv) {
+  cfr::select_blas_kernels(argv);  // before any thread: OpenBLAS's kernels for this CPU (engine/core/resources.h)
   CLI::App app{"cfr-export: write the network that plays of a checkpoint alone, as a shipped model"};
   std::string from, out, manifest;
   app.add_option("CHECKPOINT", from, "checkpoint directory, or a run directory (its latest checkpoint)")

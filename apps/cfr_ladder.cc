@@ -20,6 +20,7 @@
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
 #include "engine/core/ratings.h"
+#include "engine/core/resources.h"
 #include "engine/games/bots.h"
 #include "engine/games/match.h"
 #include "engine/games/players.h"
@@ -71,6 +72,7 @@ constexpr int kExitStopped = 130;
 }  // namespace
 
 int main(int argc, char** argv) {
+  cfr::select_blas_kernels(argv);  // before any thread: OpenBLAS's kernels for this CPU (engine/core/resources.h)
   CLI::App app{"cfr-ladder: a round robin among Lost Cities bots and checkpoints (duplicate deals) and its ratings"};
   std::vector<std::string> names;
   std::string anchor, json_path, svg_path, rules_json;

@@ -21,11 +21,13 @@
 #include "apps/train/driver.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
+#include "engine/core/resources.h"
 
 /// optimization.nonfinite_policy = "stop" (or non-finite weights) ended the run.
 constexpr int kExitNumericStop = 4;
 
 int main(int argc, char** argv) {
+  cfr::select_blas_kernels(argv);  // before any thread: OpenBLAS's kernels for this CPU (engine/core/resources.h)
   CLI::App app{"cfr-run: train Deep CFR on Lost Cities, Kuhn or Leduc poker from a TOML config"};
   std::string config_path, run_dir, resume;
   std::vector<std::string> sets;

@@ -17,6 +17,7 @@
 
 #include "apps/cli.h"
 #include "apps/serve/server.h"
+#include "engine/core/resources.h"
 #include "engine/games/bots.h"
 #include "engine/games/players.h"
 #include "engine/games/replay.h"  // rules_from_json_text
@@ -87,6 +88,7 @@ cfr::serve::HintFn make_hint(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cfr::select_blas_kernels(argv);  // before any thread: OpenBLAS's kernels for this CPU (engine/core/resources.h)
   CLI::App app{"cfr-serve: play against the agent, watch training and replay games in a browser"};
   cfr::serve::ServerOptions opts;
   opts.www = CFR_SERVE_WWW;

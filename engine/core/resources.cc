@@ -1,10 +1,13 @@
 #include "engine/core/resources.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
+#include <dlfcn.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -78,6 +81,22 @@ std::int64_t resident_bytes() {
   std::int64_t pages = 0, resident = 0;
   if (!(in >> pages >> resident)) return 0;
   return resident * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
+}
+
+std::string blas_core() {
+  using CoreName = char* (*)();
+  const auto get = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  const char* name = get ? get() : nullptr;
+  return name ? std::string(name) : std::string();
+}
+
+void select_blas_kernels(char** argv) {
+  if (std::getenv("OPENBLAS_CORETYPE") != nullptr || argv == nullptr || argv[0] == nullptr) return;
+  if (strcasecmp(blas_core().c_str(), "prescott") != 0) return;  // no OpenBLAS, or kernels it chose for this CPU
+  const char* core = __builtin_cpu_supports("avx512f") ? "SkylakeX" : __builtin_cpu_supports("avx2") ? "Haswell" : nullptr;
+  if (core == nullptr || setenv("OPENBLAS_CORETYPE", core, 1) != 0) return;
+  execv("/proc/self/exe", argv);  // returns only on failure: go on with the generic kernels
+  unsetenv("OPENBLAS_CORETYPE");
 }
 
 }  // namespace cfr

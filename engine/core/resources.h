@@ -21,4 +21,19 @@ MemoryLimit memory_limit(const std::string& proc_self_cgroup, const std::string&
 /// Resident set size of this process (bytes), from /proc/self/statm; 0 where unavailable.
 std::int64_t resident_bytes();
 
+/// The OpenBLAS kernel set this process runs ("SkylakeX", "Haswell", "Prescott", ...), from
+/// openblas_get_corename; "" when the process has no OpenBLAS (LibTorch off, or another BLAS).
+std::string blas_core();
+
+/// OpenBLAS 0.3.21 (Debian 12's) does not know some recent Intel CPUs (this project's machine:
+/// family 6, model 207) and falls back to its generic Prescott kernels there: fp32 matrix
+/// products 3–4× slower (docs/benchmarks.md, "BLAS kernels"). It picks its kernels once, when it
+/// loads, from OPENBLAS_CORETYPE if that is set. Call first thing in main(), before any thread:
+/// when this process's OpenBLAS runs Prescott kernels on a CPU with AVX-512 (then SkylakeX) or
+/// AVX2 (then Haswell) and OPENBLAS_CORETYPE is unset, it sets the variable and re-executes the
+/// program with the same arguments (execv of /proc/self/exe: same PID, open descriptors kept).
+/// Otherwise, or when the re-execution fails, it returns and nothing changes. A user's
+/// OPENBLAS_CORETYPE is honoured as given (OPENBLAS_CORETYPE=Prescott keeps the fallback).
+void select_blas_kernels(char** argv);
+
 }  // namespace cfr
