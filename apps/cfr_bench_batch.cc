@@ -7,7 +7,6 @@
 //   cfr-bench-batch [CONFIG] [--device cpu|cuda] [--batches 1,4,16,64,256,1024,4096] [--train]
 //                   [--precisions fp32,bf16] [--repeats 7] [--min-ms 50] [--threads 1]
 //                   [--csv FILE] [--json FILE]
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
@@ -33,6 +32,7 @@
 #include "apps/train/driver.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
+#include "engine/core/resources.h"
 #include "engine/memory/reservoir.h"
 #include "nets/networks.h"
 
@@ -78,13 +78,12 @@ std::vector<Timing> time_alternating(const std::vector<std::function<void()>>& c
 }
 
 /// Which OpenBLAS kernels fp32 products run on, when OpenBLAS is LibTorch's BLAS, with advice
-/// when it fell back to its generic x86-64 ones (an OpenBLAS older than the CPU: 0.3.21 on Intel
-/// family 6 model 207 says "Prescott") on a CPU whose AVX-512 or AVX2 kernels it has.
+/// when they are its generic x86-64 ones on a CPU whose AVX-512 or AVX2 kernels it has (main()
+/// selects those itself, select_blas_kernels; the generic ones remain when the user set
+/// OPENBLAS_CORETYPE to them).
 std::string openblas_note() {
-  using CoreName = char* (*)();
-  auto* name = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
-  if (name == nullptr) return "";
-  const std::string core = name();
+  const std::string core = cfr::blas_core();
+  if (core.empty()) return "";
   std::string note = fmt::format("fp32 matrix products: OpenBLAS, {} kernels", core);
   if (core == "Prescott" || core == "prescott") {
     std::ifstream in("/proc/cpuinfo");
@@ -145,6 +144,7 @@ std::vector<int> parse_batches(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cfr::select_blas_kernels(argv);  // before any thread: OpenBLAS's kernels for this CPU (engine/core/resources.h)
   CLI::App app{"cfr-bench-batch: network forward / training-step time by batch size"};
   std::string config_path, device, batches_text = "1,4,16,64,256,1024,4096", csv_path, json_path, precisions_text;
   std::vector<std::string> sets;
