@@ -13,7 +13,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -86,20 +85,11 @@ std::string openblas_note() {
   if (core.empty()) return "";
   std::string note = fmt::format("fp32 matrix products: OpenBLAS, {} kernels", core);
   if (core == "Prescott" || core == "prescott") {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line, flags;
-    while (std::getline(in, line))
-      if (line.rfind("flags", 0) == 0) {
-        flags = line + " ";
-        break;
-      }
-    const char* better = flags.find(" avx512f ") != std::string::npos ? "SkylakeX"
-                         : flags.find(" avx2 ") != std::string::npos  ? "Haswell"
-                                                                      : nullptr;
-    if (better != nullptr)
+    const std::string better = cfr::blas_core_for_cpu();
+    if (!better.empty())
       note += fmt::format(
           " (generic: this OpenBLAS does not know the CPU; OPENBLAS_CORETYPE={} in the environment gives fp32 its {} kernels)",
-          better, better == std::string("SkylakeX") ? "AVX-512" : "AVX2");
+          better, better == "SkylakeX" ? "AVX-512" : "AVX2");
   }
   return note;
 }

@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <mutex>
 #include <sstream>
@@ -24,6 +23,7 @@
 
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
+#include "engine/core/resources.h"
 
 namespace cfr {
 
@@ -688,22 +688,6 @@ TrainStats NetworkSet::train(int net, BatchSource& memory, int iteration, const 
       });
 }
 
-namespace {
-/// The flags of the first processor in /proc/cpuinfo (empty where there is none).
-std::vector<std::string> cpu_flags() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("flags", 0) == 0) {
-      std::istringstream words(line.substr(line.find(':') + 1));
-      std::vector<std::string> out;
-      for (std::string w; words >> w;) out.push_back(w);
-      return out;
-    }
-  return {};
-}
-}  // namespace
-
 PrecisionChoice resolve_precision(const std::string& requested, const std::string& device, int device_index) {
   if (requested != "fp32" && requested != "bf16" && requested != "auto")
     throw InputError(fmt::format("network.precision = '{}'; valid: fp32, bf16, auto", requested));
@@ -729,8 +713,8 @@ PrecisionChoice resolve_precision(const std::string& requested, const std::strin
     return {"fp32", "network.precision = auto: fp32 (no CUDA device or runtime to ask about bfloat16)"};
   }
   std::vector<std::string> found;
-  for (const auto& f : cpu_flags())
-    if (f == "avx512_bf16" || f == "amx_bf16") found.push_back(f);
+  for (const char* f : {"avx512_bf16", "amx_bf16"})
+    if (cpu_has(f)) found.push_back(f);
   if (found.empty()) return {"fp32", "network.precision = auto: fp32 (the CPU has neither avx512_bf16 nor amx_bf16)"};
   if (!at::hasMKLDNN())
     return {"fp32", "network.precision = auto: fp32 (this LibTorch has no oneDNN for bfloat16 matrix products)"};

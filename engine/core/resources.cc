@@ -90,11 +90,26 @@ std::string blas_core() {
   return name ? std::string(name) : std::string();
 }
 
+bool cpu_has(std::string_view flag) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("flags", 0) == 0) {
+      std::istringstream words(line.substr(line.find(':') + 1));
+      for (std::string w; words >> w;)
+        if (w == flag) return true;
+      return false;
+    }
+  return false;
+}
+
+std::string blas_core_for_cpu() { return cpu_has("avx512f") ? "SkylakeX" : cpu_has("avx2") ? "Haswell" : ""; }
+
 void select_blas_kernels(char** argv) {
   if (std::getenv("OPENBLAS_CORETYPE") != nullptr || argv == nullptr || argv[0] == nullptr) return;
   if (strcasecmp(blas_core().c_str(), "prescott") != 0) return;  // no OpenBLAS, or kernels it chose for this CPU
-  const char* core = __builtin_cpu_supports("avx512f") ? "SkylakeX" : __builtin_cpu_supports("avx2") ? "Haswell" : nullptr;
-  if (core == nullptr || setenv("OPENBLAS_CORETYPE", core, 1) != 0) return;
+  const std::string core = blas_core_for_cpu();
+  if (core.empty() || setenv("OPENBLAS_CORETYPE", core.c_str(), 1) != 0) return;
   execv("/proc/self/exe", argv);  // returns only on failure: go on with the generic kernels
   unsetenv("OPENBLAS_CORETYPE");
 }

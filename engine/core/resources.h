@@ -3,6 +3,7 @@
 // a smaller cgroup limit, as in a container) and its resident memory.
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace cfr {
 
@@ -20,6 +21,14 @@ MemoryLimit memory_limit(const std::string& proc_self_cgroup, const std::string&
 
 /// Resident set size of this process (bytes), from /proc/self/statm; 0 where unavailable.
 std::int64_t resident_bytes();
+
+/// Whether the first processor's flags in /proc/cpuinfo include `flag` (e.g. "avx512f",
+/// "amx_bf16"); false where there is no such file.
+bool cpu_has(std::string_view flag);
+
+/// The OpenBLAS kernel set made for this CPU's vector units: "SkylakeX" with AVX-512, "Haswell"
+/// with AVX2, "" otherwise (what select_blas_kernels sets when OpenBLAS fell back to Prescott).
+std::string blas_core_for_cpu();
 
 /// The OpenBLAS kernel set this process runs ("SkylakeX", "Haswell", "Prescott", ...), from
 /// openblas_get_corename; "" when the process has no OpenBLAS (LibTorch off, or another BLAS).
