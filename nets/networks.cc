@@ -395,6 +395,23 @@ std::vector<float> NetworkSet::published_weights(int net) const {
   return out;
 }
 
+std::vector<float> rewire_inputs(std::span<const float> weights, int hidden, int old_inputs, std::span<const int> column_of) {
+  const auto H = static_cast<std::size_t>(hidden), old_w = static_cast<std::size_t>(old_inputs), new_w = column_of.size();
+  if (hidden <= 0 || old_inputs <= 0 || weights.size() < H * old_w)
+    throw InputError(
+        fmt::format("rewire_inputs: {} weights cannot hold a {} × {} first layer", weights.size(), hidden, old_inputs));
+  for (const int c : column_of)
+    if (c < -1 || c >= old_inputs)
+      throw InputError(fmt::format("rewire_inputs: input {} does not exist (the network has {})", c, old_inputs));
+  std::vector<float> out(H * new_w + (weights.size() - H * old_w), 0.0F);
+  for (std::size_t r = 0; r < H; ++r)
+    for (std::size_t j = 0; j < new_w; ++j)
+      if (column_of[j] >= 0) out[r * new_w + j] = weights[r * old_w + static_cast<std::size_t>(column_of[j])];
+  std::copy(weights.begin() + static_cast<std::ptrdiff_t>(H * old_w), weights.end(),
+            out.begin() + static_cast<std::ptrdiff_t>(H * new_w));
+  return out;
+}
+
 void NetworkSet::set_weights(int net, std::span<const float> weights) {
   CFR_CHECK(net >= 0 && net < size(), "network {}", net);
   const auto want = static_cast<std::size_t>(parameters(net));

@@ -187,6 +187,14 @@ class NetworkSet {
   std::unique_ptr<Impl> impl_;
 };
 
+/// The weights (published_weights(net)'s layout: the first layer's hidden × inputs matrix first,
+/// row-major) of an MLP of `hidden` units per layer and `old_inputs` inputs, rewired to
+/// column_of.size() inputs: new input j reads old input column_of[j], or nothing (zero weights)
+/// when column_of[j] is −1. Every other parameter is copied. With zero weights on the new inputs
+/// the network computes exactly what it did. InputError when `weights` is too short or an index is
+/// out of range.
+std::vector<float> rewire_inputs(std::span<const float> weights, int hidden, int old_inputs, std::span<const int> column_of);
+
 /// Sets torch to `threads` intra-op threads and OpenBLAS, when it is the loaded BLAS, to 1 thread
 /// (through openblas_set_num_threads: OPENBLAS_NUM_THREADS is only read when the library loads).
 void configure_torch_threads(int threads);

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """check_known_cards_start.py CFR_RUN CFR_ARENA SOURCE_DIR WORK_DIR: mmd.initial_policy from a
-policy trained without encoding.opponent_known_cards starts a run that has them (docs/mmd.md):
-  1. the shipped agent (297 inputs) starts a 347-input run: the run says its first layer was widened;
+policy trained without encoding.opponent_known_cards and encoding.slot_cards starts a run that has
+them, and sits in its league (docs/mmd.md):
+  1. the shipped agent (297 inputs) starts a 499-input run whose league holds it too: the run says
+     its first layer was widened for both blocks;
   2. after one iteration at a learning rate of 1e-12 the new policy plays exactly as the shipped
      agent: the two, greedy, on duplicate deals, score the same (difference 0.0, win rate 0.5);
   3. a policy trained with other rules is refused (exit 2) naming mmd.initial_policy.
@@ -25,8 +27,9 @@ def fail(msg):
 def cfr_run(run_dir, *sets, expect=0):
     cmd = [run, os.path.join(src, "configs", "league.toml"), "--run-dir", run_dir,
            "--set", f"mmd.initial_policy=checkpoint:{os.path.join(src, 'models', 'lost-cities-mmd')}",
-           "--set", 'mmd.opponents=["heuristic_expert"]', "--set", "run.max_iterations=1",
-           "--set", "mmd.rollouts_per_iteration=8", "--set", "evaluation.games=20", "--set", "encoding.opponent_known_cards=true"]
+           "--set", f'mmd.opponents=["heuristic_expert", "checkpoint:{os.path.join(src, "models", "lost-cities-mmd")}"]',
+           "--set", "run.max_iterations=1", "--set", "mmd.rollouts_per_iteration=8", "--set", "evaluation.games=20",
+           "--set", "encoding.opponent_known_cards=true", "--set", "encoding.slot_cards=true"]
     for s in sets:
         cmd += ["--set", s]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=work)
@@ -37,7 +40,7 @@ def cfr_run(run_dir, *sets, expect=0):
 
 widened = os.path.join(work, "widened")
 p = cfr_run(widened, "optimization.learning_rate=1e-12")
-if "first layer widened with zero weights for encoding.opponent_known_cards" not in p.stdout + p.stderr:
+if "first layer widened with zero weights for encoding.opponent_known_cards, encoding.slot_cards" not in p.stdout + p.stderr:
     fail(f"the run does not say it widened the initial policy: {p.stdout[-800:]}")
 
 m = subprocess.run([arena, "--bot0", f"checkpoint:{widened}", "--bot1",
@@ -52,7 +55,7 @@ for k in ("avg_score_diff", "win_rate", "wins", "games"):
 if r["games"] != 20 or r["avg_score_diff"] != 0.0 or r["win_rate"] != 0.5 or r["wins"] == 0:
     fail(f"the widened policy does not play as the shipped agent: {r}")
 
-bad = cfr_run(os.path.join(work, "bad"), "rules.bonus_amount=10", expect=2)
+bad = cfr_run(os.path.join(work, "bad"), "rules.bonus_amount=10", 'mmd.opponents=["heuristic_expert"]', expect=2)
 if "mmd.initial_policy" not in bad.stderr or "other rules" not in bad.stderr:
     fail(f"other rules: the error does not name mmd.initial_policy and the rules: {bad.stderr[-800:]}")
 

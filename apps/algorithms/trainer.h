@@ -45,9 +45,14 @@ struct FixedPolicy {
   std::vector<float> weights;
   int hidden_size = 0, num_layers = 0;
   std::string activation;
+  /// The encoding blocks its first layer was widened for, to read the run's encoding
+  /// ("encoding.slot_cards, ..."; empty: none): it plays as before (widen_policy_inputs).
+  std::string widened;
 };
-/// Loads `path` with network.invariant_chunk = `invariant_chunk`; InputError naming what is wrong.
-using PolicyLoader = std::function<FixedPolicy(const std::string& path, int invariant_chunk)>;
+/// Loads `path` with network.invariant_chunk = `invariant_chunk`; a Lost Cities policy whose
+/// encoding lacks some of `run`'s blocks (the same rules) is widened to read `run`'s encoding.
+/// InputError naming what is wrong.
+using PolicyLoader = std::function<FixedPolicy(const std::string& path, int invariant_chunk, const GameSettings& run)>;
 
 /// What an algorithm's trainer factory gets: the config (its own options are built from it, once,
 /// by the factory), the registration, the shared typed options, where it writes, and the game

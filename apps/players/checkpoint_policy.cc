@@ -329,6 +329,35 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out) {
   return {.iteration = p.iteration, .algorithm = p.config.algorithm.name, .network = spec.name, .parameters = one.parameters(0)};
 }
 
+std::string widen_policy_inputs(CheckpointPolicy& p, const lc::EncodingOptions& to, int invariant_chunk) {
+  if (p.config.run.game != "lost_cities" || p.config.encoding == to) return {};
+  const std::vector<int> columns = lc::encoding_column_map(p.config.rules, p.config.encoding, to);
+  NetworkSpec spec = p.state->nets->spec(p.state->playing);
+  if (columns.empty() || spec.input_width != lc::encoding_size(p.config.rules, p.config.encoding)) return {};
+  const std::vector<float> weights = rewire_inputs(p.weights(), p.config.network.hidden_size, spec.input_width, columns);
+  spec.input_width = static_cast<int>(columns.size());
+  auto state = std::make_shared<LoadedCheckpoint>();
+  state->nets = std::make_unique<NetworkSet>(NetworkSpecs{spec},
+                                             NetworkConfig{.hidden_size = p.config.network.hidden_size,
+                                                           .num_layers = p.config.network.num_layers,
+                                                           .activation = p.config.network.activation,
+                                                           .device = "cpu",
+                                                           .device_index = 0,
+                                                           .invariant_chunk = invariant_chunk},
+                                             0);
+  state->nets->set_weights(0, weights);
+  state->playing = 0;
+  state->game.rules = p.config.rules;
+  state->game.encoding = to;
+  std::string added;
+  const auto before = lc::encoding_blocks(p.config.rules, p.config.encoding), after = lc::encoding_blocks(p.config.rules, to);
+  for (int k = 0; k < lc::kEncodingBlocks; ++k)
+    if (after[k].on && !before[k].on) added += fmt::format("{}encoding.{}", added.empty() ? "" : ", ", after[k].name);
+  p.config.encoding = to;
+  p.state = std::move(state);
+  return added;
+}
+
 Evaluator& CheckpointPolicy::strategy() const { return state->nets->evaluator(state->playing); }
 std::vector<float> CheckpointPolicy::weights() const { return state->nets->published_weights(state->playing); }
 const LostCitiesTraversalGame& CheckpointPolicy::game() const { return state->game; }

@@ -61,6 +61,15 @@ struct CheckpointPolicy {
 /// `invariant_chunk` is the loaded networks' network.invariant_chunk (0: whole batches).
 CheckpointPolicy load_checkpoint_policy(const std::string& path, int invariant_chunk = 0);
 
+/// `p` reading the Lost Cities encoding `to` when `to` holds every block of p's encoding (the same
+/// rules) and more (opt-in blocks such as encoding.opponent_known_cards or encoding.slot_cards;
+/// lc::encoding_column_map): `p` becomes its network that plays alone, the first layer widened
+/// with zero weights for the new inputs, so that it plays exactly as before until training gives
+/// them weight. Returns the added blocks ("encoding.slot_cards, ..."); empty, `p` unchanged, when
+/// the encodings are equal or `to` lacks one of p's blocks (the caller's own check names that).
+/// `invariant_chunk` as in load_checkpoint_policy.
+std::string widen_policy_inputs(CheckpointPolicy& p, const lc::EncodingOptions& to, int invariant_chunk = 0);
+
 /// What export_policy wrote.
 struct ExportedPolicy {
   int iteration = 0;

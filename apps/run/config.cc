@@ -128,6 +128,8 @@ std::vector<ConfigField> fields(Config& c) {
       bool_field("encoding", "slot_aware_playability", c.encoding.slot_aware_playability, "add the 48 slot-aware floats"),
       bool_field("encoding", "opponent_known_cards", c.encoding.opponent_known_cards,
                  "add the 50 counts of the opponent's cards known from piles (off: the reference)"),
+      bool_field("encoding", "slot_cards", c.encoding.slot_cards,
+                 "add 152 floats: each hand slot's color and rank one-hot and both expeditions of its color"),
       int_field("network", "hidden_size", c.network.hidden_size, 1, 65536, "MLP width"),
       int_field("network", "num_layers", c.network.num_layers, 1, kMaxHiddenLayers, "hidden layers"),
       choice_field("network", "activation", c.network.activation, {"relu", "tanh", "gelu"}, "hidden activation"),

@@ -175,8 +175,9 @@ int run_training(Config& cfg, const DriverOptions& opts) {
   // The networks exist (a bad device is refused) before the run directory is touched.
   const TrainerIo io{
       .run_dir = opts.run_dir, .config_toml = config_toml, .stop = opts.stop, .progress = opts.progress, .dist = opts.dist};
-  const PolicyLoader load_policy = [](const std::string& path, int invariant_chunk) {
+  const PolicyLoader load_policy = [](const std::string& path, int invariant_chunk, const GameSettings& reader) {
     auto p = std::make_shared<CheckpointPolicy>(load_checkpoint_policy(path, invariant_chunk));
+    std::string widened = widen_policy_inputs(*p, reader.encoding, invariant_chunk);
     const auto [W, A] = game_widths(p->config);
     GameSettings settings = game_settings(p->config);
     return FixedPolicy{.owner = p,
@@ -190,7 +191,8 @@ int run_training(Config& cfg, const DriverOptions& opts) {
                        .weights = p->weights(),
                        .hidden_size = p->config.network.hidden_size,
                        .num_layers = p->config.network.num_layers,
-                       .activation = p->config.network.activation};
+                       .activation = p->config.network.activation,
+                       .widened = std::move(widened)};
   };
   auto trainer = algorithm.make_trainer(
       {.config = cfg, .algorithm = algorithm, .run = run, .io = io, .game = game_settings(cfg), .load_policy = load_policy});

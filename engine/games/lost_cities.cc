@@ -74,13 +74,32 @@ int score_expedition(const Rules& r, std::span<const Card> cards) noexcept {
   return s;
 }
 
-int encoding_size(const Rules& r, const EncodingOptions& o) {
+std::array<EncodingBlock, kEncodingBlocks> encoding_blocks(const Rules& r, const EncodingOptions& o) {
   const int C = r.n_colors, H = r.hand_size, R = r.n_ranks;
-  int n = 5 + 3 * H + 2 * C * 4 + C * 4 + C * (R + 1) + 3 + 1 + (C + 1) + r.action_size();
-  if (o.derived_playability) n += C * 15 + 3;
-  if (o.slot_aware_playability) n += H * 6;
-  if (o.opponent_known_cards) n += C * (R + 1);
+  return {{{"base", 5 + 3 * H + 2 * C * 4 + C * 4 + C * (R + 1) + 3 + 1 + (C + 1) + r.action_size(), true},
+           {"derived_playability", C * 15 + 3, o.derived_playability},
+           {"slot_aware_playability", H * 6, o.slot_aware_playability},
+           {"opponent_known_cards", C * (R + 1), o.opponent_known_cards},
+           {"slot_cards", H * (C + R + 5), o.slot_cards}}};
+}
+
+int encoding_size(const Rules& r, const EncodingOptions& o) {
+  int n = 0;
+  for (const EncodingBlock& b : encoding_blocks(r, o)) n += b.on ? b.size : 0;
   return n;
+}
+
+std::vector<int> encoding_column_map(const Rules& r, const EncodingOptions& from, const EncodingOptions& to) {
+  const auto a = encoding_blocks(r, from), b = encoding_blocks(r, to);
+  std::vector<int> map;
+  map.reserve(static_cast<std::size_t>(encoding_size(r, to)));
+  int at = 0;  // the block's first float in `from`
+  for (int k = 0; k < kEncodingBlocks; ++k) {
+    if (a[k].on && !b[k].on) return {};
+    for (int i = 0; b[k].on && i < b[k].size; ++i) map.push_back(a[k].on ? at + i : -1);
+    if (a[k].on) at += a[k].size;
+  }
+  return map;
 }
 
 int State::score_of(const Rules& r, const Expedition& e) noexcept {

@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "engine/core/game.h"
 #include "engine/core/rng.h"
@@ -95,15 +96,36 @@ struct EncodingOptions {
   /// n_colors·(n_ranks+1) floats after every other block, the number of the opponent's hand cards
   /// of each (color, rank) that the observer knows (taken from a discard pile, not played since).
   bool opponent_known_cards = false;
+  /// Ours, off by default: hand_size·(n_colors + n_ranks + 5) floats after opponent_known_cards,
+  /// per hand slot its card's color and rank one-hot and both players' expedition of that color
+  /// (length, last rank), from the observer's seat first; zeros for an empty slot. The card
+  /// actions name slots, and the reference blocks give a slot's card as two scalars only.
+  bool slot_cards = false;
   friend bool operator==(const EncodingOptions&, const EncodingOptions&) = default;
 };
+
+/// The encoding's blocks in order: the reference's fixed block, then one per EncodingOptions
+/// flag. `size` is the block's floats under `r`; `on` whether the options include it.
+struct EncodingBlock {
+  std::string_view name;  // "base" or the flag's config key (encoding.NAME)
+  int size = 0;
+  bool on = false;
+};
+inline constexpr int kEncodingBlocks = 5;
+std::array<EncodingBlock, kEncodingBlocks> encoding_blocks(const Rules& r, const EncodingOptions& o);
+
+/// For an encoding `to` that holds every block of `from` (the same rules) and possibly more:
+/// for each of `to`'s floats, the index of the same float in `from`'s encoding, or -1 for a float
+/// of a block `from` lacks. Empty when `from` has a block that `to` lacks. A network trained on
+/// `from` reads `to` unchanged when its first layer is widened with zero weights at the -1 columns.
+std::vector<int> encoding_column_map(const Rules& r, const EncodingOptions& from, const EncodingOptions& to);
 
 /// Score of one expedition from its cards in play order: 0 when empty, else (face sum +
 /// expedition_penalty)·(wagers + 1), plus bonus_amount when it holds ≥ bonus_threshold cards.
 int score_expedition(const Rules& r, std::span<const Card> cards) noexcept;
 
 /// Number of floats of the encoding: 171 / 249 / 219 / 297 with the default rules (+ 50 with
-/// opponent_known_cards).
+/// opponent_known_cards, + 152 with slot_cards).
 int encoding_size(const Rules& r, const EncodingOptions& o);
 
 /// Per (player, color) expedition summary, maintained incrementally.

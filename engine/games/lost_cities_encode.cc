@@ -179,6 +179,24 @@ void State::encode_into(const State& st, int observer, float* __restrict o, cons
     }
     o += C * (R + 1);
   }
+
+  if (opts.slot_cards) {
+    const int per_slot = C + R + 5;
+    std::fill(o, o + H * per_slot, 0.0F);
+    for (int s = 0; s < hand_len_[me]; ++s) {
+      const Card k = hand_[me][s];
+      float* const slot = o + s * per_slot;
+      slot[k.color()] = 1.0F;
+      slot[C + k.rank()] = 1.0F;
+      const Expedition& mine = exp_[me][k.color()];
+      const Expedition& theirs = exp_[opp][k.color()];
+      slot[C + R + 1] = static_cast<float>(mine.len) * max_exp_len;
+      slot[C + R + 2] = static_cast<float>(mine.last_rank) * fR;
+      slot[C + R + 3] = static_cast<float>(theirs.len) * max_exp_len;
+      slot[C + R + 4] = static_cast<float>(theirs.last_rank) * fR;
+    }
+    o += H * per_slot;
+  }
   (void)begin;
   assert(o - begin == encoding_size(r, opts));
 }

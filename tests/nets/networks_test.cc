@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/core/errors.h"
 #include "nets/networks.h"
 #include "tests/nets/helpers.h"
 
@@ -113,6 +114,32 @@ TEST_CASE("a set of networks of different widths sizes each one from its spec") 
   }
   CHECK(nets.total_parameters() == total);
   CHECK(nets.published_weights().size() == static_cast<std::size_t>(total));
+}
+
+TEST_CASE("rewire_inputs: the widened network computes what the narrow one did, whatever its new inputs hold") {
+  configure_torch_threads(1);
+  const NetworkSpecs narrow = {{.name = "p", .input_width = kIn, .output_width = kOut, .loss = NetLoss::kSoftCrossEntropy}};
+  NetworkSet a(narrow, small_config(0, kHidden, 3), 5);
+  // New inputs at 0, 3 and the end; old input 2 is read at position 4 of 10.
+  const std::vector<int> column_of = {-1, 0, 1, -1, 2, 3, 4, 5, -1, -1};
+  const auto wide_weights = rewire_inputs(a.published_weights(0), kHidden, kIn, column_of);
+  const NetworkSpecs wide = {{.name = "p", .input_width = 10, .output_width = kOut, .loss = NetLoss::kSoftCrossEntropy}};
+  NetworkSet b(wide, small_config(0, kHidden, 3), 6);
+  REQUIRE(wide_weights.size() == static_cast<std::size_t>(b.parameters(0)));
+  b.set_weights(0, wide_weights);
+  const int n = 9;
+  const auto x = random_inputs(n, 11);
+  auto y = random_inputs(n, 12, 10);  // the new inputs hold noise
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < 10; ++j)
+      if (column_of[static_cast<std::size_t>(j)] >= 0)
+        y[static_cast<std::size_t>(i * 10 + j)] = x[static_cast<std::size_t>(i * kIn + column_of[static_cast<std::size_t>(j)])];
+  const auto out_a = evaluate(a.evaluator(0), x), out_b = evaluate(b.evaluator(0), y);
+  REQUIRE(out_a.size() == out_b.size());
+  for (std::size_t k = 0; k < out_a.size(); ++k) CHECK(out_b[k] == doctest::Approx(out_a[k]).epsilon(1e-5));
+  // Bad shapes are refused, not read out of bounds.
+  CHECK_THROWS_AS(rewire_inputs(std::vector<float>(10), kHidden, kIn, column_of), InputError);
+  CHECK_THROWS_AS(rewire_inputs(a.published_weights(0), kHidden, kIn, std::vector<int>{0, kIn}), InputError);
 }
 
 TEST_CASE("with invariant_chunk a row's output is bit-identical alone and anywhere in a batch of 37") {

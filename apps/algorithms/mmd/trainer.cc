@@ -37,31 +37,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-/// A policy trained without encoding.opponent_known_cards starting a Lost Cities run that has them
-/// (the same rules and otherwise the same encoding): those inputs come after every other block,
-/// so its first layer is widened with zero weights for them (NetworkSet::published_weights'
-/// layout starts with fc0's weight, hidden × inputs, row-major) and it plays exactly as before
-/// until training gives them weight. False (nothing changed) for any other policy.
-bool widen_for_known_cards(FixedPolicy& p, const GameSettings& run, int run_width, int hidden) {
-  lc::EncodingOptions without = run.encoding;
-  without.opponent_known_cards = false;
-  if (p.game != "lost_cities" || !run.encoding.opponent_known_cards || !(p.settings.encoding == without) ||
-      !(p.settings.rules == run.rules) || p.input_width >= run_width || p.hidden_size != hidden ||
-      p.weights.size() < static_cast<std::size_t>(hidden) * static_cast<std::size_t>(p.input_width))
-    return false;
-  const auto H = static_cast<std::size_t>(hidden), old_w = static_cast<std::size_t>(p.input_width),
-             new_w = static_cast<std::size_t>(run_width);
-  std::vector<float> w(H * new_w, 0.0F);
-  for (std::size_t r = 0; r < H; ++r)
-    std::copy_n(p.weights.begin() + static_cast<std::ptrdiff_t>(r * old_w), old_w,
-                w.begin() + static_cast<std::ptrdiff_t>(r * new_w));
-  w.insert(w.end(), p.weights.begin() + static_cast<std::ptrdiff_t>(H * old_w), p.weights.end());
-  p.weights = std::move(w);
-  p.input_width = run_width;
-  p.settings.encoding = run.encoding;
-  return true;
-}
-
 template <TraversalAdapter G>
 class MmdTrainer final : public Trainer {
  public:
@@ -92,9 +67,8 @@ class MmdTrainer final : public Trainer {
     if (!m_.initial_policy.empty()) {
       const std::string path = m_.initial_policy.substr(std::string_view("checkpoint:").size());
       if (!load_policy) throw InputError("mmd.initial_policy: this program cannot load checkpoints");
-      FixedPolicy p = load_policy(path, 0);
-      if (widen_for_known_cards(p, settings, W_, o_.network.hidden_size))
-        initial_note_ = " (its first layer widened with zero weights for encoding.opponent_known_cards)";
+      FixedPolicy p = load_policy(path, 0, settings);
+      if (!p.widened.empty()) initial_note_ = fmt::format(" (its first layer widened with zero weights for {})", p.widened);
       if (!(p.settings.rules == settings.rules) || !(p.settings.encoding == settings.encoding))
         throw InputError(fmt::format(
             "mmd.initial_policy: {} ({}) was trained with other rules or another encoding (its config.toml's [rules] and "
@@ -245,7 +219,7 @@ class MmdTrainer final : public Trainer {
         member.bot = bots++;
       } else {
         if (!load_policy) throw InputError(fmt::format("mmd.opponents: '{}': this program cannot load checkpoints", entry));
-        FixedPolicy p = load_policy(n.path, o_.network.invariant_chunk);
+        FixedPolicy p = load_policy(n.path, o_.network.invariant_chunk, settings);
         if (p.game != o_.shape.game || p.input_width != W_ || p.num_actions != A_ ||
             (o_.shape.game == "lost_cities" &&
              (!(p.settings.rules == settings.rules) || !(p.settings.encoding == settings.encoding))))

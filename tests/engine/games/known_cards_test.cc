@@ -324,6 +324,76 @@ TEST_CASE("the opponent_known_cards block counts the opponent's known cards by c
   }
 }
 
+TEST_CASE("the slot_cards block gives each hand slot's card one-hot with both expeditions of its color") {
+  const Rules r;
+  const int C = r.n_colors, R = r.n_ranks, per = C + R + 5;
+  CHECK(encoding_size(r, {.slot_cards = true}) == 297 + 152);
+  CHECK(encoding_size(r, {.opponent_known_cards = true, .slot_cards = true}) == 499);
+  const Rules small{.n_colors = 3, .n_ranks = 6, .n_handshakes = 2, .hand_size = 5};
+  CHECK(encoding_size(small, {.slot_cards = true}) == 177 + 5 * (3 + 6 + 5));
+
+  State s = known_cards_game_start();
+  for (const int a : {play(0), kDeck, play(0), kDeck}) s.apply_action(a);  // p0 plays c0 rank 1; p1 its c0 wager
+  REQUIRE(s.expedition(0, 0).len == 1);
+  REQUIRE(s.expedition(1, 0).len == 1);
+  for (const int observer : {0, 1}) {
+    const auto plain = encode(s, observer, {.opponent_known_cards = true});
+    const auto full = encode(s, observer, {.opponent_known_cards = true, .slot_cards = true});
+    REQUIRE(full.size() == 499);
+    CHECK(std::equal(plain.begin(), plain.end(), full.begin()));  // the block comes after every other
+    for (int slot = 0; slot < r.hand_size; ++slot) {
+      const float* b = full.data() + 347 + slot * per;
+      if (slot >= s.hand_size(observer)) {
+        CHECK(std::all_of(b, b + per, [](float x) { return x == 0.0F; }));
+        continue;
+      }
+      const Card c = s.hand_card(observer, slot);
+      CAPTURE(slot);
+      CHECK(std::count(b, b + C, 1.0F) == 1);
+      CHECK(b[c.color()] == 1.0F);
+      CHECK(std::count(b + C, b + C + R + 1, 1.0F) == 1);
+      CHECK(b[C + c.rank()] == 1.0F);
+      const Expedition& mine = s.expedition(observer, c.color());
+      const Expedition& theirs = s.expedition(1 - observer, c.color());
+      CHECK(b[C + R + 1] == doctest::Approx(static_cast<double>(mine.len) / r.cards_per_color()));
+      CHECK(b[C + R + 2] == doctest::Approx(static_cast<double>(mine.last_rank) / R));
+      CHECK(b[C + R + 3] == doctest::Approx(static_cast<double>(theirs.len) / r.cards_per_color()));
+      CHECK(b[C + R + 4] == doctest::Approx(static_cast<double>(theirs.last_rank) / R));
+    }
+  }
+  // Player 0 holds c0 rank 2 (slot 0 after its play): its color's expeditions are both open.
+  const auto v = encode(s, 0, {.slot_cards = true});
+  REQUIRE(s.hand_card(0, 0) == num(0, 2));
+  CHECK(v[297 + C + R + 1] > 0.0F);
+  CHECK(v[297 + C + R + 3] > 0.0F);
+}
+
+TEST_CASE("encoding_column_map places an encoding's floats inside one that holds more blocks") {
+  const Rules r;
+  const EncodingOptions base{}, known{.opponent_known_cards = true}, slots{.slot_cards = true},
+      both{.opponent_known_cards = true, .slot_cards = true};
+  // Equal encodings: the identity.
+  const auto same = encoding_column_map(r, base, base);
+  REQUIRE(same.size() == 297);
+  for (int i = 0; i < 297; ++i) CHECK(same[static_cast<std::size_t>(i)] == i);
+  // `to` lacks a block of `from`: no map.
+  CHECK(encoding_column_map(r, both, known).empty());
+  CHECK(encoding_column_map(r, base, {.derived_playability = false}).empty());
+  // A block in the middle (known cards between the old floats and slot_cards): every float of
+  // `from` lands where `to` encodes the same thing, the new ones are −1.
+  for (const auto& [from, to] : {std::pair{base, both}, std::pair{slots, both}, std::pair{known, both},
+                                 std::pair{EncodingOptions{.derived_playability = false}, both}}) {
+    const auto map = encoding_column_map(r, from, to);
+    REQUIRE(map.size() == static_cast<std::size_t>(encoding_size(r, to)));
+    CHECK(std::count_if(map.begin(), map.end(), [](int c) { return c >= 0; }) == encoding_size(r, from));
+    for (const State& t : state_pool(r, 5, 4)) {
+      const auto a = encode(t, t.current_player(), from), b = encode(t, t.current_player(), to);
+      for (std::size_t j = 0; j < map.size(); ++j)
+        if (map[j] >= 0) REQUIRE(b[j] == a[static_cast<std::size_t>(map[j])]);
+    }
+  }
+}
+
 TEST_CASE("heuristic_expert decides from the state alone: a fresh bot makes the same move") {
   const Rules r;
   auto expert = make_bot("heuristic_expert", r);
