@@ -49,18 +49,37 @@ template <class T>
 void put_vec(std::vector<char>& out, const std::vector<T>& v) {
   put(out, v.data(), v.size() * sizeof(T));
 }
+// A message from another process is checked before it is used: a count larger than what is
+// left of the message is refused before anything is allocated for it.
+struct MalformedMessage : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 struct Reader {
   const char* p;
   const char* end;
+  std::size_t left() const noexcept { return static_cast<std::size_t>(end - p); }
   void get(void* dst, std::size_t n) {
-    if (static_cast<std::size_t>(end - p) < n) throw std::runtime_error("MPI: truncated sample message");
+    if (left() < n) throw MalformedMessage(fmt::format("truncated message ({} bytes wanted, {} left)", n, left()));
     std::memcpy(dst, p, n);
     p += n;
   }
   template <class T>
   void get_vec(std::vector<T>& v, std::size_t count) {
+    if (count > left() / sizeof(T))
+      throw MalformedMessage(
+          fmt::format("truncated message ({} values of {} bytes wanted, {} bytes left)", count, sizeof(T), left()));
     v.resize(count);
     get(v.data(), count * sizeof(T));
+  }
+  template <class T>
+  T count(const char* what) {
+    T n{};
+    get(&n, sizeof n);
+    if (n < 0) throw MalformedMessage(fmt::format("negative {} ({})", what, n));
+    return n;
+  }
+  void finished() const {
+    if (p != end) throw MalformedMessage(fmt::format("{} unexpected bytes at the end of a message", left()));
   }
 };
 
@@ -75,9 +94,7 @@ void encode_buffer(std::vector<char>& out, const SampleBuffer& b) {
 }
 
 void decode_buffer(Reader& r, SampleBuffer& b, int in_w, int out_w) {
-  std::int32_t n = 0;
-  r.get(&n, sizeof n);
-  if (n < 0) throw std::runtime_error("MPI: corrupt sample message");
+  const auto n = r.count<std::int32_t>("sample count");
   b.configure(in_w, out_w);
   const auto k = static_cast<std::size_t>(n);
   r.get_vec(b.inputs, k * static_cast<std::size_t>(in_w));
@@ -164,6 +181,15 @@ void Distributed::broadcast(std::vector<float>& values) {
     receive_from_learner(values.data(), values.size() * sizeof(float));
 }
 
+void Distributed::broadcast(std::vector<double>& values) {
+  const auto n = broadcast(static_cast<std::int64_t>(values.size()));
+  values.resize(static_cast<std::size_t>(n));
+  if (learner())
+    send_to_all(values.data(), values.size() * sizeof(double));
+  else
+    receive_from_learner(values.data(), values.size() * sizeof(double));
+}
+
 void Distributed::send_block(const SampleBlock& block, int first_index) {
   std::vector<char> msg;
   const std::int32_t range[2] = {block.first_traversal + first_index, block.last_traversal + first_index};
@@ -173,7 +199,7 @@ void Distributed::send_block(const SampleBlock& block, int first_index) {
   check(MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, 0, kTagBlock, MPI_COMM_WORLD), "MPI_Send");
 }
 
-void Distributed::send_phase_end(const RunStats& st) {
+void Distributed::send_phase_end(const RunStats& st, std::span<const char> record) {
   std::vector<char> msg;
   const std::int64_t head[5] = {st.nodes, st.traversals, st.batch.requests, st.batch.forwards, st.cutoffs};
   const double secs[3] = {st.seconds, st.batch.evaluate_seconds, st.batch.wait_seconds};
@@ -182,17 +208,21 @@ void Distributed::send_phase_end(const RunStats& st) {
   put(msg, secs, sizeof secs);
   put(msg, &hist, sizeof hist);
   put_vec(msg, st.batch.histogram);
+  const std::int64_t record_bytes = static_cast<std::int64_t>(record.size());
+  put(msg, &record_bytes, sizeof record_bytes);
+  put(msg, record.data(), record.size());
   check(MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, 0, kTagEnd, MPI_COMM_WORLD), "MPI_Send");
 }
 
 RunStats Distributed::receive_phase(int in_w, int out_w, const std::function<void(const SampleBlock&)>& consume,
-                                    double timeout_seconds, const std::string& what) {
+                                    double timeout_seconds, const std::string& what, std::vector<std::vector<char>>* records) {
   using Clock = std::chrono::steady_clock;
   const int k = size_ - 1;
   std::vector<std::deque<SampleBlock>> early(static_cast<std::size_t>(size_));
   std::vector<char> ended(static_cast<std::size_t>(size_), 0);
   std::vector<Clock::time_point> heard(static_cast<std::size_t>(size_), Clock::now());
   RunStats total;
+  if (records != nullptr) records->assign(static_cast<std::size_t>(k), {});
   int current = 1;  // the rank whose blocks are inserted now
   std::vector<char> msg;
   auto advance = [&] {
@@ -206,9 +236,10 @@ RunStats Distributed::receive_phase(int in_w, int out_w, const std::function<voi
     }
   };
   // Handles one message of rank r (a block, or the end of r's share of this phase).
-  auto handle = [&](int r, int tag, const std::vector<char>& bytes) {
+  auto handle_unchecked = [&](int r, int tag, const std::vector<char>& bytes) {
     heard[static_cast<std::size_t>(r)] = Clock::now();
     Reader rd{bytes.data(), bytes.data() + bytes.size()};
+    if (tag != kTagBlock && tag != kTagEnd) throw MalformedMessage(fmt::format("a message with tag {}", tag));
     if (tag == kTagBlock) {
       SampleBlock b;
       std::int32_t range[2];
@@ -217,18 +248,24 @@ RunStats Distributed::receive_phase(int in_w, int out_w, const std::function<voi
       b.last_traversal = range[1];
       decode_buffer(rd, b.advantage, in_w, out_w);
       decode_buffer(rd, b.strategy, in_w, out_w);
+      rd.finished();
+      if (b.first_traversal < 0 || b.last_traversal < b.first_traversal)
+        throw MalformedMessage(fmt::format("a block of traversals {}..{}", b.first_traversal, b.last_traversal));
       if (r == current)
         consume(b);
       else
         early[static_cast<std::size_t>(r)].push_back(std::move(b));
     } else {
       RunStats s;
-      std::int64_t head[5], hist = 0;
+      std::int64_t head[5];
       double secs[3];
       rd.get(head, sizeof head);
       rd.get(secs, sizeof secs);
-      rd.get(&hist, sizeof hist);
-      rd.get_vec(s.batch.histogram, static_cast<std::size_t>(hist));
+      rd.get_vec(s.batch.histogram, static_cast<std::size_t>(rd.count<std::int64_t>("histogram size")));
+      std::vector<char> record;
+      rd.get_vec(record, static_cast<std::size_t>(rd.count<std::int64_t>("record size")));
+      rd.finished();
+      if (records != nullptr) (*records)[static_cast<std::size_t>(r - 1)] = std::move(record);
       s.nodes = head[0];
       s.traversals = head[1];
       s.batch.requests = head[2];
@@ -243,6 +280,19 @@ RunStats Distributed::receive_phase(int in_w, int out_w, const std::function<voi
       total.batch.merge(s.batch);
       ended[static_cast<std::size_t>(r)] = 1;
       advance();
+    }
+  };
+  // A message that does not decode ends the run naming its rank (it is not the learner's bug).
+  auto handle = [&](int r, int tag, const std::vector<char>& bytes) {
+    try {
+      handle_unchecked(r, tag, bytes);
+    } catch (const MalformedMessage& e) {
+      abort(fmt::format("rank {} sent a malformed {} message during {}: {}; ending the run", r,
+                        tag == kTagBlock ? "sample block"
+                        : tag == kTagEnd ? "end-of-phase"
+                                         : "unexpected",
+                        what, e.what()),
+            5);
     }
   };
   // Messages a rank sent after its end of the previous phase belong to this one.
@@ -303,8 +353,10 @@ void Distributed::broadcast(std::vector<float>&) {}
 void Distributed::send_block(const SampleBlock&, int) {}
 void Distributed::send_to_all(const void*, std::size_t) {}
 void Distributed::receive_from_learner(void*, std::size_t) {}
-void Distributed::send_phase_end(const RunStats&) {}
-RunStats Distributed::receive_phase(int, int, const std::function<void(const SampleBlock&)>&, double, const std::string&) {
+void Distributed::broadcast(std::vector<double>&) {}
+void Distributed::send_phase_end(const RunStats&, std::span<const char>) {}
+RunStats Distributed::receive_phase(int, int, const std::function<void(const SampleBlock&)>&, double, const std::string&,
+                                    std::vector<std::vector<char>>*) {
   return {};
 }
 void Distributed::abort(const std::string& message, int code) {

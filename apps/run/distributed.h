@@ -1,15 +1,19 @@
 #pragma once
-// Distributed Deep CFR over MPI (OpenMPI's mpirun, hostfiles, Slurm): rank 0 is the learner
-// (memories, training, evaluation, checkpoints, metrics); every other rank traverses.
+// Distributed training over MPI (OpenMPI's mpirun, hostfiles, Slurm): rank 0 is the learner
+// (memories, training, evaluation, checkpoints, metrics); every other rank traverses (Deep CFR,
+// ESCHER) or plays rollouts (MMD).
 //
 // Per iteration the learner broadcasts a command, the iteration number and the published
-// weights of the three networks. Each player's traversals [0, n) are split into contiguous
-// shares, rank r ≥ 1 of k traversal ranks taking [n(r−1)/k, n·r/k). Ranks stream their sample
-// blocks to the learner as they traverse; the learner inserts rank 1's blocks, then rank 2's,
-// ... (buffering early arrivals), so the memories receive exactly the samples, in exactly the
-// order, of a single-process run: same seed, same digests. A rank that sends nothing for
+// weights of the algorithm's network set (and whatever else the trainer's rollouts read). Each
+// phase's traversals [0, n) are split into contiguous shares, rank r ≥ 1 of k traversal ranks
+// taking [n(r−1)/k, n·r/k). Ranks stream their sample blocks to the learner as they traverse;
+// the learner inserts rank 1's blocks, then rank 2's, ... (buffering early arrivals), so the
+// memories receive exactly the samples, in exactly the order, of a single-process run: same
+// seed, same digests. A phase's end message may carry the rank's own record of the phase (MMD:
+// its league games), handed to the learner in rank order. A rank that sends nothing for
 // distributed.timeout_seconds ends the run with a message naming it (MPI_Abort); one that dies
-// makes mpirun end the job and name it. The header is MPI-free.
+// makes mpirun end the job and name it. Every message a rank sends is checked before use
+// (sizes, counts): a malformed one ends the run naming the rank. The header is MPI-free.
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -48,16 +52,20 @@ class Distributed {
   std::int64_t broadcast(std::int64_t value);
   void broadcast(std::string& text);
   void broadcast(std::vector<float>& values);
+  void broadcast(std::vector<double>& values);
 
   /// Traversal rank → learner: one block; `first_index` turns its traversal indices global.
   void send_block(const SampleBlock& block, int first_index);
-  /// Traversal rank → learner: the phase is over; its statistics.
-  void send_phase_end(const RunStats& stats);
+  /// Traversal rank → learner: the phase is over; its statistics and `record`, bytes of the
+  /// trainer's own (empty: none).
+  void send_phase_end(const RunStats& stats, std::span<const char> record = {});
   /// Learner: receives one phase from every traversal rank, calling consume() on the blocks in
-  /// rank order; returns the ranks' merged statistics. Ends the process group (MPI_Abort) with a
-  /// message naming the rank when one sends nothing for timeout_seconds.
+  /// rank order; returns the ranks' merged statistics. With `records`, (*records)[r − 1] is what
+  /// rank r sent with its end (send_phase_end's `record`). Ends the process group (MPI_Abort)
+  /// with a message naming the rank when one sends nothing for timeout_seconds, or a message
+  /// that does not decode (truncated, a negative count, samples of another width).
   RunStats receive_phase(int input_width, int output_width, const std::function<void(const SampleBlock&)>& consume,
-                         double timeout_seconds, const std::string& what);
+                         double timeout_seconds, const std::string& what, std::vector<std::vector<char>>* records = nullptr);
 
   /// Ends every process of the job (after printing `message` on this one).
   [[noreturn]] void abort(const std::string& message, int code);

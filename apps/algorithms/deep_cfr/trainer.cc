@@ -200,6 +200,14 @@ class DeepCfrTrainer final : public Trainer {
     while (dist.broadcast(std::int64_t{0}) != 0) {
       const int it = static_cast<int>(dist.broadcast(std::int64_t{0}));
       receive_weights(weights);
+      if (escher()) {  // ESCHER's value trajectories, then the value net the learner trained on them
+        const TraversalShare share = traversal_share(o_.escher->value_traversals, dist.rank(), dist.size());
+        SamplePipe pipe(2 * W_, A_, run_.pipe, [&](const SampleBlock& b) { dist.send_block(b, share.first); });
+        const RunStats st = scheduler_->run(value_job(it, share), nets_.evaluators(), pipe, nullptr);
+        pipe.flush();
+        dist.send_phase_end(st);
+        receive_weights(weights);
+      }
       for (int p = 0; p < 2; ++p) {
         if (p == 1 && o_.update_order == UpdateOrder::kAlternating) receive_weights(weights);
         const TraversalShare share = traversal_share(o_.traversals_per_player, dist.rank(), dist.size());
@@ -243,13 +251,14 @@ class DeepCfrTrainer final : public Trainer {
               return escher() ? escher_regret_traversal(ctx, game_, o_.escher->traversal) : traverse(ctx, game_, o_.traversal);
             }};
   }
-  /// ESCHER's value trajectories of iteration `it`: their own RNG streams (job seed
-  /// derive_seed(seed, kValueTrajectoryStream, it)), history inputs (2·W).
-  TraversalJob value_job(int it) const {
+  /// ESCHER's value trajectories of iteration `it` (`share` of them; a traversal rank's share of a
+  /// distributed run): their own RNG streams (job seed derive_seed(seed, kValueTrajectoryStream,
+  /// it), trajectory i's stream from its global index), history inputs (2·W).
+  TraversalJob value_job(int it, TraversalShare share) const {
     return {.iteration = it,
             .traverser = 0,
-            .num_traversals = o_.escher->value_traversals,
-            .first_index = 0,
+            .num_traversals = share.count,
+            .first_index = share.first,
             .seed = derive_seed(run_.seed, kValueTrajectoryStream, static_cast<std::uint64_t>(it)),
             .input_width = 2 * W_,
             .output_width = A_,
@@ -296,18 +305,28 @@ class DeepCfrTrainer final : public Trainer {
 
   /// ESCHER: the value trajectories of the current profile (the published regret networks) fill
   /// the value memory from nothing; the value network trains on them and is published, so that
-  /// the regret phases that follow read q̂ of this iteration's profile.
+  /// the regret phases that follow read q̂ of this iteration's profile. In a distributed run the
+  /// traversal ranks run the trajectories (their shares, samples in rank order) and receive the
+  /// published weights again before the regret phases.
   void value_step() {
     auto& L = *learner_;
     auto& mem = *L.value;
     mem.reset(derive_seed(run_.seed, kValueMemoryStream, static_cast<std::uint64_t>(iter_.it)));
     const auto t_phase = Clock::now();
-    SamplePipe pipe(2 * W_, A_, run_.pipe, [&](const SampleBlock& b) {
+    auto consume = [&](const SampleBlock& b) {
       iter_.digest_value.add(b.advantage);
       iter_.dropped[kValueNet] += insert_finite(mem, b.advantage, false);
-    });
-    const RunStats st = scheduler_->run(value_job(iter_.it), nets_.evaluators(), pipe, io_.stop);
-    pipe.flush();
+    };
+    RunStats st;
+    if (io_.dist != nullptr) {
+      st = io_.dist->receive_phase(2 * W_, A_, consume, run_.distributed_timeout_seconds,
+                                   fmt::format("iteration {}, value trajectories", iter_.it));
+    } else {
+      SamplePipe pipe(2 * W_, A_, run_.pipe, consume);
+      st = scheduler_->run(value_job(iter_.it, {.first = 0, .count = o_.escher->value_traversals}), nets_.evaluators(), pipe,
+                           io_.stop);
+      pipe.flush();
+    }
     iter_.value_phase_s = since(t_phase);
     iter_.value_cutoffs = st.cutoffs;
     iter_.value_traversals = st.traversals;
@@ -319,6 +338,7 @@ class DeepCfrTrainer final : public Trainer {
     iter_.ts[kValueNet] = nets_.train(kValueNet, mem, iter_.it, value_train_, iter_.net_rng[kValueNet]);
     if (iter_.ts[kValueNet].stopped) throw StepInterrupted{"value training"};
     nets_.publish(kValueNet);
+    if (io_.dist != nullptr) share_weights();
     iter_.value_train_s = since(t_train);
     if constexpr (EnumerableGame<typename G::State>) {
       if (ctx_.evaluation_iteration()) {  // the value net against the exact q of the profile it evaluates

@@ -71,7 +71,7 @@ void register_escher_algorithm(TrainerFactory make_trainer) {
       .memory = [](const Config& c, int W,
                    int A) { return deep_cfr_memory(c, W, A, c.algorithm_options.at("escher").integer("value_capacity")); },
       .opponent_bot = nullptr,
-      .distributed = false,  // the value step runs in one process
+      .distributed = true,  // the traversal ranks run the value trajectories too (deep_cfr/trainer.cc)
       .advantage_snapshots = true,
       .make_trainer = make_trainer,
   });
