@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """check_search.py CFR_ARENA RUN_DIR: the determinized search player (apps/players/search_player.h).
+check_search.py --value CFR_ARENA MMD_RUN_DIR DEEP_CFR_RUN_DIR: its value leaves (depth=D), below.
   1. search:RUN?k=1&n=1&prior=0 plays exactly the network's moves: its report equals
      checkpoint:RUN's, field for field (but the names and timings), on the same seeds;
   3. rollout=bot:NAME rolls out with the bot (no forwards); k=0 is refused (exit 2, naming it);
@@ -12,7 +13,8 @@ import json
 import subprocess
 import sys
 
-arena, run = sys.argv[1:3]
+value_mode = sys.argv[1] == "--value"
+arena, run = sys.argv[2:4] if value_mode else sys.argv[1:3]
 
 
 def match(bot0, games=10):
@@ -31,6 +33,46 @@ def same(a, b, what):
         print(f"FAIL: {what}: differ in {bad}: {[(a.get(k), b.get(k)) for k in bad][:5]}")
         sys.exit(1)
 
+
+def cost(err, what):
+    """The forwards count and the searched decisions of the search player's cost line."""
+    try:
+        return int(err.split(" forwards")[0].split()[-1]), int(err.split("(")[1].split(" searched")[0])
+    except (IndexError, ValueError):
+        print(f"FAIL: {what}: no cost line: {err[-500:]}")
+        sys.exit(1)
+
+
+if value_mode:
+    # depth=D: rollouts stop after D moves and an MMD checkpoint's value network values the state.
+    #   1. depth ≥ cap is the full rollout: the same report as depth=0;
+    #   2. depth=2 plays every game, reproducibly, with fewer forwards than full rollouts (each
+    #      rollout: 2 policy queries and 1 value query, not up to 40);
+    #   3. with chunk=8 the same under recursive and interleaved;
+    #   4. a checkpoint without a value network (Deep CFR) is refused with depth, exit 2 naming it.
+    deep_cfr_run = sys.argv[4]
+    full, err_full = match(f"search:{run}?k=2&n=2&cap=40", games=4)
+    deep, _ = match(f"search:{run}?k=2&n=2&cap=40&depth=40", games=4)
+    same(full, deep, "depth = cap against depth 0")
+    v1, err1 = match(f"search:{run}?k=2&n=2&cap=40&depth=2", games=4)
+    v2, _ = match(f"search:{run}?k=2&n=2&cap=40&depth=2", games=4)
+    same(v1, v2, "the same value-leaf search twice")
+    (f_full, _), (f_leaf, searched) = cost(err_full, "full rollouts"), cost(err1, "depth=2")
+    if v1["games"] != 4 or v1["timeouts"] != 0 or searched < 10 or not f_leaf < f_full:
+        print(f"FAIL: depth=2: {v1['games']} games, {v1['timeouts']} timeouts, {searched} searched, {f_leaf} forwards "
+              f"(full rollouts {f_full})")
+        sys.exit(1)
+    a, _ = match(f"search:{run}?k=2&n=2&cap=40&depth=2&chunk=8&sched=recursive", games=4)
+    b, _ = match(f"search:{run}?k=2&n=2&cap=40&depth=2&chunk=8&sched=interleaved", games=4)
+    same(a, b, "value-leaf search under recursive and interleaved")
+    p = subprocess.run([arena, "--bot0", f"search:{deep_cfr_run}?depth=2", "--bot1", "random", "--games", "2"],
+                       capture_output=True, text=True)
+    if p.returncode != 2 or "depth=2 needs the checkpoint's value network" not in p.stderr:
+        print(f"FAIL: depth on a checkpoint without a value network: exit {p.returncode}: {p.stderr}")
+        sys.exit(1)
+    print(f"ok: depth >= cap is the full rollout; depth=2 searched {searched} decisions reproducibly with {f_leaf} forwards "
+          f"(full rollouts {f_full}), the same under recursive and interleaved; refused without a value network")
+    sys.exit(0)
 
 net, _ = match(f"checkpoint:{run}")
 plain, err = match(f"search:{run}?k=1&n=1&prior=0")

@@ -360,6 +360,19 @@ std::string widen_policy_inputs(CheckpointPolicy& p, const lc::EncodingOptions& 
 
 Evaluator& CheckpointPolicy::strategy() const { return state->nets->evaluator(state->playing); }
 std::vector<float> CheckpointPolicy::weights() const { return state->nets->published_weights(state->playing); }
+Evaluator* CheckpointPolicy::value() const {
+  if (value_scale() == 0) return nullptr;
+  const NetworkSet& nets = *state->nets;
+  for (int k = 0; k < nets.size(); ++k)
+    if (nets.spec(k).name == "value" && nets.spec(k).output_width == 1 &&
+        nets.spec(k).input_width == nets.spec(state->playing).input_width)
+      return &state->nets->evaluator(k);
+  return nullptr;
+}
+double CheckpointPolicy::value_scale() const {
+  const auto m = config.algorithm_options.find("mmd");
+  return config.algorithm.name == "mmd" && m != config.algorithm_options.end() ? m->second.real("reward_scale") : 0.0;
+}
 const LostCitiesTraversalGame& CheckpointPolicy::game() const { return state->game; }
 
 TabularPolicy CheckpointPolicy::tabular(const GameTree& tree) const {

@@ -49,6 +49,12 @@ struct CheckpointPolicy {
   Evaluator& strategy() const;
   /// The network that plays, flattened (NetworkSet::published_weights).
   std::vector<float> weights() const;
+  /// The run's value network on the same inputs (an MMD checkpoint's `value`: the expected final
+  /// return / mmd.reward_scale of the player to move, encoded from its seat), or null when the
+  /// checkpoint has none (other algorithms, exported models).
+  Evaluator* value() const;
+  /// What value() estimates, in score points per unit of its output (mmd.reward_scale); 0 without one.
+  double value_scale() const;
   const LostCitiesTraversalGame& game() const;
 };
 

@@ -41,7 +41,7 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
     rest = amp == std::string::npos ? "" : rest.substr(amp + 1);
     const auto eq = kv.find('=');
     if (eq == std::string::npos)
-      throw InputError(fmt::format("search: '{}': want key=value (keys k, n, prior, cap, rollout, sched, chunk)", kv));
+      throw InputError(fmt::format("search: '{}': want key=value (keys k, n, prior, cap, depth, rollout, sched, chunk)", kv));
     const std::string key = kv.substr(0, eq), v = kv.substr(eq + 1);
     if (key == "k")
       o.top_k = parse_int(key, v, 1, 16);
@@ -49,6 +49,8 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
       o.deals = parse_int(key, v, 1, 4096);
     else if (key == "cap")
       o.rollout_cap = parse_int(key, v, 0, 100000);
+    else if (key == "depth")
+      o.depth = parse_int(key, v, 0, 100000);
     else if (key == "prior") {
       char* end = nullptr;
       o.prior = std::strtod(v.c_str(), &end);
@@ -67,7 +69,7 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
     } else if (key == "chunk") {
       o.chunk = parse_int(key, v, 0, kMaxEvaluatorBatch);
     } else {
-      throw InputError(fmt::format("search: unknown key '{}' (keys: k, n, prior, cap, rollout, sched, chunk)", key));
+      throw InputError(fmt::format("search: unknown key '{}' (keys: k, n, prior, cap, depth, rollout, sched, chunk)", key));
     }
   }
   return o;
@@ -82,16 +84,22 @@ struct Rollout {
   std::size_t decision;
   std::size_t candidate;
   int steps;
+  /// The value network's estimate of the final return of the player to move at `s` (score
+  /// points), when the rollout stopped at its depth before the end; NaN otherwise.
+  double leaf = std::nan("");
 };
 
 /// Rollout `r` as a coroutine: each move suspends at the network's query (network 0 of the
-/// scheduler's set), which the scheduler batches with every other rollout's.
-Task<void> search_rollout(TraversalContext& ctx, const LostCitiesTraversalGame& game, Rollout& r, int cap, bool sampled) {
+/// scheduler's set), which the scheduler batches with every other rollout's. With depth > 0 it
+/// stops after `depth` moves and queries the value network (network 1) for the state it reached.
+Task<void> search_rollout(TraversalContext& ctx, const LostCitiesTraversalGame& game, Rollout& r, int cap, bool sampled,
+                          int depth, double value_scale) {
   const int A = game.num_actions();
   float logits[kMaxTraversalActions];
   float probs[kMaxTraversalActions];
   const int start = r.steps;
-  for (; !r.s.is_terminal() && r.steps < cap; ++r.steps) {
+  const int stop = depth > 0 ? std::min(cap, depth) : cap;
+  for (; !r.s.is_terminal() && r.steps < stop; ++r.steps) {
     const ActionMask legal = r.s.legal_mask();
     float* in = ctx.scratch_input(game.input_width());
     game.encode(r.s, r.s.current_player(), in);
@@ -108,6 +116,12 @@ Task<void> search_rollout(TraversalContext& ctx, const LostCitiesTraversalGame& 
     r.s.apply_action(a);
   }
   ctx.nodes += r.steps - start;
+  if (depth > 0 && r.steps < cap && !r.s.is_terminal()) {
+    float* in = ctx.scratch_input(game.input_width());
+    game.encode(r.s, r.s.current_player(), in);
+    co_await ctx.query(1, in, r.s.legal_mask(), logits);
+    r.leaf = static_cast<double>(logits[0]) * value_scale;
+  }
 }
 
 /// The rollouts leave their results in their Rollout: nothing to collect in index order.
@@ -154,6 +168,9 @@ class SearchBatchBot final : public lc::BatchBot {
       : policy_(std::move(policy)),
         chunked_(o.chunk > 0 ? std::make_unique<ChunkedEvaluator>(policy_.strategy(), o.chunk) : nullptr),
         net_(chunked_ ? *chunked_ : policy_.strategy()),
+        value_(o.depth > 0 && policy_.value() != nullptr
+                   ? (o.chunk > 0 ? std::make_unique<ChunkedEvaluator>(*policy_.value(), o.chunk) : nullptr)
+                   : nullptr),
         game_(policy_.game()),
         o_(o),
         name_(std::move(name)),
@@ -215,9 +232,10 @@ class SearchBatchBot final : public lc::BatchBot {
                        .output_width = 1,
                        .start = [&](TraversalContext& ctx) {
                          return search_rollout(ctx, game_, rolls[static_cast<std::size_t>(ctx.index)], o_.rollout_cap,
-                                               o_.sampled_rollouts);
+                                               o_.sampled_rollouts, o_.depth, policy_.value_scale());
                        }};
-      Evaluator* nets[] = {&net_};
+      Evaluator* value = value_ ? value_.get() : policy_.value();
+      Evaluator* nets[] = {&net_, value != nullptr ? value : &net_};
       NoSamples sink;
       const RunStats st = scheduler_->run(job, nets, sink);
       rollout_moves_ += st.nodes;
@@ -226,7 +244,11 @@ class SearchBatchBot final : public lc::BatchBot {
     // Values: the mean final score difference from the decider's seat, plus the prior bonus.
     std::vector<std::array<double, 16>> sum(n);
     for (auto& s : sum) s.fill(0.0);
-    for (const Rollout& r : rolls) sum[r.decision][r.candidate] += r.s.returns(states[r.decision]->current_player());
+    for (const Rollout& r : rolls) {
+      const int me = states[r.decision]->current_player();
+      sum[r.decision][r.candidate] +=
+          std::isnan(r.leaf) ? r.s.returns(me) : (r.s.current_player() == me ? r.leaf : -r.leaf);  // zero-sum
+    }
     for (std::size_t i = 0; i < n; ++i) {
       if (candidates[i].size() < 2) continue;
       double best = -1e300;
@@ -262,6 +284,7 @@ class SearchBatchBot final : public lc::BatchBot {
   CheckpointPolicy policy_;
   std::unique_ptr<ChunkedEvaluator> chunked_;
   Evaluator& net_;
+  std::unique_ptr<ChunkedEvaluator> value_;  // the value network in chunks (chunk=N), else policy_.value()
   const LostCitiesTraversalGame& game_;
   SearchOptions o_;
   std::string name_;
@@ -282,6 +305,13 @@ std::unique_ptr<lc::BatchBot> make_search_player(const std::string& spec, const 
   if (p.config.run.game != "lost_cities")
     throw InputError(fmt::format("search:{}: a {} checkpoint cannot play Lost Cities", path, p.config.run.game));
   if (!(p.config.rules == rules)) throw InputError(fmt::format("search:{}: the checkpoint was trained with other rules", path));
+  if (o.depth > 0 && o.rollout_bot.empty() && p.value() == nullptr)
+    throw InputError(fmt::format("search:{}: depth={} needs the checkpoint's value network: an MMD run's checkpoint (an "
+                                 "exported model or another algorithm's has none)",
+                                 path, o.depth));
+  if (o.depth > 0 && !o.rollout_bot.empty())
+    throw InputError(fmt::format("search:{}: depth={} with rollout=bot:{}: a bot's rollouts play to the end", path, o.depth,
+                                 o.rollout_bot));
   return std::make_unique<SearchBatchBot>(std::move(p), o, "search:" + spec);  // named as given, like checkpoint:PATH
 }
 

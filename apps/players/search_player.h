@@ -1,11 +1,12 @@
 #pragma once
-// The determinized search player `search:CHECKPOINT[?k=3&n=8&prior=20&cap=200&rollout=sampled|greedy|bot:NAME
+// The determinized search player `search:CHECKPOINT[?k=3&n=8&prior=20&cap=200&depth=0&rollout=sampled|greedy|bot:NAME
 // &sched=interleaved&chunk=0]`
 // (docs/search.md): at each decision the strategy network's top-k legal moves are each tried on
 // the same n deals consistent with what the player has seen (State::resample_hidden), each deal
 // finished by rollouts in which the network plays both sides; a move's value is its mean final
 // score difference, plus prior × its network probability, so that search overrides the network
-// only on clear evidence. Every rollout is a coroutine that suspends at each network query, and a
+// only on clear evidence. With depth=D a rollout stops after D moves and the checkpoint's value
+// network (an MMD run's) values the state it reached, so that many more deals cost the same. Every rollout is a coroutine that suspends at each network query, and a
 // scheduler (sched=NAME, as in cfr-run) batches the queries of all the rollouts of all the games
 // a match has pending, exactly as it batches traversals; with chunk=N every forward has N rows,
 // so the moves chosen are the same under every scheduler.
@@ -23,13 +24,14 @@ struct SearchOptions {
   int deals = 8;                          // determinizations per decision, the same for every candidate
   double prior = 20.0;                    // bonus per unit of network probability (score-difference points)
   int rollout_cap = 200;                  // moves per rollout, then the score difference as it stands
+  int depth = 0;  // depth=D > 0: after D rollout moves the checkpoint's value network values the state (0: play to the end)
   bool sampled_rollouts = true;           // rollouts sample the network's softmax (false: argmax)
   std::string rollout_bot;                // rollout=bot:NAME: a bot plays both sides of the rollouts instead
   std::string scheduler = "interleaved";  // sched=NAME: the scheduler that batches the rollouts' queries
   int chunk = 0;  // chunk=N: every forward has exactly N rows (batch-invariant: the same result under every scheduler)
 };
 
-/// Parses "CHECKPOINT?k=3&n=8&prior=20&cap=200&rollout=sampled|greedy|bot:NAME&sched=NAME&chunk=N" (all keys optional);
+/// Parses "CHECKPOINT?k=3&n=8&prior=20&cap=200&depth=0&rollout=sampled|greedy|bot:NAME&sched=NAME&chunk=N" (all keys optional);
 /// InputError naming a bad key or value.
 SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint);
 
