@@ -6,10 +6,10 @@
 // finished by rollouts in which the network plays both sides; a move's value is its mean final
 // score difference, plus prior × its network probability, so that search overrides the network
 // only on clear evidence. With depth=D a rollout stops after D moves and the checkpoint's value
-// network (an MMD run's) values the state it reached, so that many more deals cost the same. Every rollout is a coroutine that suspends at each network query, and a
-// scheduler (sched=NAME, as in cfr-run) batches the queries of all the rollouts of all the games
-// a match has pending, exactly as it batches traversals; with chunk=N every forward has N rows,
-// so the moves chosen are the same under every scheduler.
+// network (an MMD run's) values the state it reached, so that many more deals cost the same. Every rollout is a coroutine that
+// suspends at each network query, and a scheduler (sched=NAME, as in cfr-run) batches the queries of all the rollouts of all the
+// games a match has pending, exactly as it batches traversals; with chunk=N every forward has N rows, so the moves chosen are the
+// same under every scheduler.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,10 +20,10 @@
 namespace cfr {
 
 struct SearchOptions {
-  int top_k = 3;                          // candidates: the network's k most probable legal moves
-  int deals = 8;                          // determinizations per decision, the same for every candidate
-  double prior = 20.0;                    // bonus per unit of network probability (score-difference points)
-  int rollout_cap = 200;                  // moves per rollout, then the score difference as it stands
+  int top_k = 3;          // candidates: the network's k most probable legal moves
+  int deals = 8;          // determinizations per decision, the same for every candidate
+  double prior = 20.0;    // bonus per unit of network probability (score-difference points)
+  int rollout_cap = 200;  // moves per rollout, then the score difference as it stands
   int depth = 0;  // depth=D > 0: after D rollout moves the checkpoint's value network values the state (0: play to the end)
   bool sampled_rollouts = true;           // rollouts sample the network's softmax (false: argmax)
   std::string rollout_bot;                // rollout=bot:NAME: a bot plays both sides of the rollouts instead
