@@ -306,12 +306,13 @@ std::unique_ptr<lc::BatchBot> make_search_player(const std::string& spec, const 
     throw InputError(fmt::format("search:{}: a {} checkpoint cannot play Lost Cities", path, p.config.run.game));
   if (!(p.config.rules == rules)) throw InputError(fmt::format("search:{}: the checkpoint was trained with other rules", path));
   if (o.depth > 0 && o.rollout_bot.empty() && p.value() == nullptr)
-    throw InputError(fmt::format("search:{}: depth={} needs the checkpoint's value network: an MMD run's checkpoint (an "
-                                 "exported model or another algorithm's has none)",
-                                 path, o.depth));
+    throw InputError(
+        fmt::format("search:{}: depth={} needs the checkpoint's value network: an MMD run's checkpoint (an "
+                    "exported model or another algorithm's has none)",
+                    path, o.depth));
   if (o.depth > 0 && !o.rollout_bot.empty())
-    throw InputError(fmt::format("search:{}: depth={} with rollout=bot:{}: a bot's rollouts play to the end", path, o.depth,
-                                 o.rollout_bot));
+    throw InputError(
+        fmt::format("search:{}: depth={} with rollout=bot:{}: a bot's rollouts play to the end", path, o.depth, o.rollout_bot));
   return std::make_unique<SearchBatchBot>(std::move(p), o, "search:" + spec);  // named as given, like checkpoint:PATH
 }
 
