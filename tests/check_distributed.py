@@ -7,6 +7,9 @@
       a traversal rank is SIGKILLed (or SIGSTOPped: it stops answering) mid-run: the job must
       end within a bounded time with a message naming the rank; the run is then resumed from its
       last checkpoint with one rank fewer and must equal an uninterrupted single-process run.
+  check_distributed.py resume CFR_RUN CONFIG WORK NP --stop-after K [--set k=v]...
+      a single-process run stopped after iteration K (run.max_iterations = K), resumed with
+      mpirun -np NP to the end, must equal an uninterrupted single-process run.
 
 A killed or stopped rank must be named by the learner itself (apps/run/distributed.cc: "rank N sent
 nothing for ..." or "rank N took nothing from the learner for ..."); a line of mpirun's that
@@ -56,9 +59,10 @@ def rank_pids(rank):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["same", "failure"])
+    ap.add_argument("what", choices=["same", "failure", "resume"])
     ap.add_argument("cfr_run"); ap.add_argument("config"); ap.add_argument("work"); ap.add_argument("np", type=int)
     ap.add_argument("--mode", choices=["kill", "stop"], default="kill")
+    ap.add_argument("--stop-after", type=int, default=0)
     ap.add_argument("--set", action="append", default=[])
     a = ap.parse_args()
     subprocess.run(["rm", "-rf", a.work])
@@ -71,6 +75,22 @@ def main():
         r = run(MPIRUN + ["-np", str(a.np), a.cfr_run, a.config, "--run-dir", dist] + sets)
         same_run(single, dist)
         print(f"check_distributed: 1 process and {a.np} processes ({a.np - 1} traversal ranks) give identical runs")
+        return
+
+    if a.what == "resume":
+        if a.stop_after < 1:
+            fail("resume needs --stop-after K (K >= 1)")
+        total = len(open(os.path.join(single, "metrics.jsonl")).read().splitlines())
+        if a.stop_after >= total:
+            fail(f"--stop-after {a.stop_after}: the uninterrupted run has only {total} iterations")
+        run([a.cfr_run, a.config, "--run-dir", dist] + sets + ["--set", f"run.max_iterations={a.stop_after}"])
+        r = run(MPIRUN + ["-np", str(a.np), a.cfr_run, "--resume", dist, "--set", f"run.max_iterations={total}"])
+        if f"resumed from the checkpoint of iteration {a.stop_after}: exact" not in r.stdout + r.stderr:
+            fail(f"the resume with {a.np} processes did not say it was exact from iteration {a.stop_after}:\n"
+                 f"{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
+        same_run(single, dist)
+        print(f"check_distributed: 1 process to iteration {a.stop_after}, resumed with {a.np} processes "
+              f"({a.np - 1} traversal ranks) to {total}: identical to the uninterrupted single-process run")
         return
 
     # Failure: start the job, wait for its second checkpoint, then kill or stop rank NP-1.

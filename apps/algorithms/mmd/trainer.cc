@@ -4,9 +4,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
+#include <span>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -16,6 +19,7 @@
 #include "apps/algorithms/run_steps.h"
 #include "apps/players/evaluation.h"
 #include "apps/run/checkpoint_format.h"
+#include "apps/run/distributed.h"
 #include "apps/run/run_files.h"
 #include "apps/run/snapshots.h"
 #include "apps/run/streams.h"
@@ -50,8 +54,6 @@ class MmdTrainer final : public Trainer {
         A_(game_.num_actions()),
         nets_(mmd_networks(W_, A_), o.network, o.seed),
         scheduler_(make_scheduler(o.scheduler, o.scheduler_options)),
-        policy_mem_(m_.capacity, W_, mmd_target_width(A_), derive_seed(o.seed, kMmdMemoryStream)),
-        value_mem_(m_.capacity, W_, 1, derive_seed(o.seed, kMmdMemoryStream, 1)),
         train_rng_(derive_seed(o.seed, kTrainerStream)) {
     configure_torch_threads(o.torch_threads);
     const TrainConfig base = o.training;
@@ -62,8 +64,10 @@ class MmdTrainer final : public Trainer {
     policy_train_.policy_gradient = m_.terms;
     value_train_ = policy_train_;
     policy_train_.stop = value_train_.stop = io.stop;
+    load_league(settings, load_policy);  // every rank: the league's networks play in the rollouts
+    if (!learner()) return;              // a rollout rank: the learner sends the weights and the draw
+    mem_.emplace(m_.capacity, W_, A_, o.seed);
     if constexpr (EnumerableGame<typename G::State>) tree_.emplace(build_game_tree(o.shape.game));
-    load_league(settings, load_policy);
     if (!m_.initial_policy.empty()) {
       const std::string path = m_.initial_policy.substr(std::string_view("checkpoint:").size());
       if (!load_policy) throw InputError("mmd.initial_policy: this program cannot load checkpoints");
@@ -87,6 +91,7 @@ class MmdTrainer final : public Trainer {
   }
 
   int restore(const std::string& ck) override {
+    CFR_CHECK(learner(), "restore on a rollout rank");
     const CheckpointMeta meta = read_checkpoint_meta(ck, o_.shape, nets_.specs());
     nets_.load((fs::path(ck) / "nets.pt").string());
     train_rng_.set_state(meta.train_rng);
@@ -126,7 +131,7 @@ class MmdTrainer final : public Trainer {
       nets_.set_weights(kMagnetNet, w);
       nets_.set_weights(kOpponentNet, w);
     }
-    return ctx_.run(
+    const int done = ctx_.run(
         [&](int it) {
           begin_iteration(it, std::exchange(first_metrics, nullptr));
           rollout_phase();
@@ -138,6 +143,37 @@ class MmdTrainer final : public Trainer {
           print_iteration();
         },
         [this] { trainer_.wait(); });
+    if (io_.dist != nullptr) io_.dist->broadcast(std::int64_t{0});  // the rollout ranks stop
+    return done;
+  }
+
+  /// A rollout rank: each iteration the learner announces, its share of the rollouts (the
+  /// samples streamed to the learner, its league games recorded for it), until it says stop.
+  int serve_learner() override {
+    Distributed& dist = *io_.dist;
+    int iterations = 0;
+    std::vector<float> weights;
+    std::vector<double> cumulative;
+    while (dist.broadcast(std::int64_t{0}) != 0) {
+      it_ = static_cast<int>(dist.broadcast(std::int64_t{0}));
+      dist.broadcast(weights);
+      nets_.set_published_weights(weights);
+      dist.broadcast(cumulative);
+      if (cumulative.size() != league_.size())
+        throw std::runtime_error(fmt::format("the learner's league draw has {} opponents, this rank's mmd.opponents {}",
+                                             cumulative.size(), league_.size()));
+      rollout_ = rollout_options(it_, cumulative);
+      const TraversalShare share = traversal_share(m_.rollouts_per_iteration, dist.rank(), dist.size());
+      std::vector<char> record;
+      SamplePipe pipe(W_, mmd_target_width(A_), o_.pipe, [&](const SampleBlock& b) { dist.send_block(b, share.first); });
+      LeagueTally tally([&record](int opponent, double learner_return) { put_league_game(record, opponent, learner_return); },
+                        pipe);
+      const RunStats st = scheduler_->run(rollout_job(share), rollout_evaluators(), tally, nullptr);
+      pipe.flush();
+      dist.send_phase_end(st, record);
+      ++iterations;
+    }
+    return iterations;
   }
 
   ~MmdTrainer() override {
@@ -148,6 +184,68 @@ class MmdTrainer final : public Trainer {
   }
 
  private:
+  bool learner() const { return io_.dist == nullptr || io_.dist->learner(); }
+
+  /// The learner's memories: this iteration's samples (policy rows of 4·A + 1 floats; the value
+  /// net's rows are their inputs and last column).
+  struct Memories {
+    Memories(std::int64_t capacity, int W, int A, std::uint64_t seed)
+        : policy(capacity, W, mmd_target_width(A), derive_seed(seed, kMmdMemoryStream)),
+          value(capacity, W, 1, derive_seed(seed, kMmdMemoryStream, 1)) {}
+    ReservoirMemory policy, value;
+  };
+
+  // --- the distributed protocol: one home for both sides (apps/run/distributed.h) ----------
+  // Per iteration the learner sends the command, the iteration, the published weights of the
+  // four networks (π, V, the magnet and this iteration's snapshot opponent: every network a
+  // rollout queries but the league's, which each rank loads from mmd.opponents) and the league
+  // draw's cumulative probabilities. Rank r plays rollouts traversal_share(n, r, ranks), each
+  // from the RNG stream of its global index, so the samples (in rank order) and the league games
+  // are those of one process. The league games travel as (opponent, learner's return) pairs in
+  // index order; the learner counts them in rank order, as one process counts them.
+
+  /// Learner: the iteration to every rollout rank.
+  void announce_iteration() {
+    Distributed& dist = *io_.dist;
+    dist.broadcast(std::int64_t{1});
+    dist.broadcast(std::int64_t{it_});
+    std::vector<float> weights = nets_.published_weights();
+    dist.broadcast(weights);
+    std::vector<double> cumulative(rollout_.league.cumulative.begin(), rollout_.league.cumulative.begin() + rollout_.league.size);
+    dist.broadcast(cumulative);
+    ctx_.metrics()["ranks"] = dist.size();
+  }
+
+  static constexpr std::size_t kLeagueGameBytes = sizeof(std::int32_t) + sizeof(double);
+  static void put_league_game(std::vector<char>& out, int opponent, double learner_return) {
+    const auto o = static_cast<std::int32_t>(opponent);
+    char bytes[kLeagueGameBytes];
+    std::memcpy(bytes, &o, sizeof o);
+    std::memcpy(bytes + sizeof o, &learner_return, sizeof learner_return);
+    out.insert(out.end(), bytes, bytes + kLeagueGameBytes);
+  }
+  /// Learner: rank r's league games, counted; a record that is not whole pairs of a known
+  /// opponent and a finite return ends the run naming the rank.
+  void count_league_games(const std::vector<char>& record, int rank) {
+    if (record.size() % kLeagueGameBytes != 0)
+      io_.dist->abort(fmt::format("rank {} sent a league record of {} bytes during iteration {} (not whole games of {} bytes); "
+                                  "ending the run",
+                                  rank, record.size(), it_, kLeagueGameBytes),
+                      5);
+    for (std::size_t at = 0; at < record.size(); at += kLeagueGameBytes) {
+      std::int32_t opponent = 0;
+      double learner_return = 0;
+      std::memcpy(&opponent, record.data() + at, sizeof opponent);
+      std::memcpy(&learner_return, record.data() + at + sizeof opponent, sizeof learner_return);
+      if (opponent < 0 || opponent >= static_cast<int>(league_.size()) || !std::isfinite(learner_return))
+        io_.dist->abort(fmt::format("rank {} sent a league game against opponent {} with return {} during iteration {} (the "
+                                    "league has {} opponents); ending the run",
+                                    rank, opponent, learner_return, it_, league_.size()),
+                        5);
+      count_league_game(opponent, learner_return);
+    }
+  }
+
   /// The policy snapshots the opponent is drawn from: run_dir/mmd/snapshots (not Single Deep
   /// CFR's run_dir/snapshots: these hold one policy network each).
   std::string snapshot_dir() const { return io_.run_dir + "/mmd"; }
@@ -189,9 +287,23 @@ class MmdTrainer final : public Trainer {
     }
     policy_train_.policy_gradient.bc_weight = bc_weight(it);
     ctx_.metrics()["bc_weight"] = policy_train_.policy_gradient.bc_weight;
-    rollout_ = m_.rollout;  // the bot's moves are asked for only while cloning weighs anything
-    rollout_.bc_targets = m_.rollout.bc_targets && policy_train_.policy_gradient.bc_weight > 0;
-    set_league_draw();
+    rollout_ = rollout_options(it, league_draw());
+    if (io_.dist != nullptr) announce_iteration();
+  }
+
+  /// Iteration `it`'s rollout options, the league drawn with `cumulative` (league_draw()'s).
+  MmdRolloutOptions rollout_options(int it, std::span<const double> cumulative) const {
+    MmdRolloutOptions r = m_.rollout;  // the bot's moves are asked for only while cloning weighs anything
+    r.bc_targets = m_.rollout.bc_targets && bc_weight(it) > 0;
+    MmdLeague& lg = r.league;
+    lg.size = static_cast<int>(league_.size());
+    for (std::size_t i = 0; i < league_.size(); ++i) {
+      lg.cumulative[i] = cumulative[i];
+      lg.bot[i] = static_cast<std::int8_t>(league_[i].bot);
+      lg.net[i] = static_cast<std::int8_t>(league_[i].net);
+      lg.greedy[i] = league_[i].greedy ? 1 : 0;
+    }
+    return r;
   }
 
   // --- the league (mmd.opponents) -----------------------------------------------------------
@@ -235,45 +347,47 @@ class MmdTrainer final : public Trainer {
     }
   }
 
-  /// This iteration's draw probabilities: max(1 − r, 0.02)^priority, r = (score + 1) / (games + 2).
-  void set_league_draw() {
-    if (league_.empty()) return;
+  /// Learner: this iteration's draw probabilities, max(1 − r, 0.02)^priority with r = (score + 1) /
+  /// (games + 2), as cumulative probabilities (the last is 1).
+  std::vector<double> league_draw() {
+    std::vector<double> cumulative;
+    if (league_.empty()) return cumulative;
     double total = 0;
     for (auto& l : league_) {
       const double r = (l.score + 1.0) / (l.games + 2.0);
       l.weight = std::pow(std::max(1.0 - r, 0.02), m_.opponent_priority);
       total += l.weight;
     }
-    MmdLeague& lg = rollout_.league;
-    lg.size = static_cast<int>(league_.size());
     double cum = 0;
     for (std::size_t i = 0; i < league_.size(); ++i) {
       league_[i].weight /= total;
       cum += league_[i].weight;
-      lg.cumulative[i] = i + 1 == league_.size() ? 1.0 : cum;
-      lg.bot[i] = static_cast<std::int8_t>(league_[i].bot);
-      lg.net[i] = static_cast<std::int8_t>(league_[i].net);
-      lg.greedy[i] = league_[i].greedy ? 1 : 0;
+      cumulative.push_back(i + 1 == league_.size() ? 1.0 : cum);
     }
+    return cumulative;
   }
 
-  /// Counts each league game as it is delivered (in index order), then hands it on.
+  /// One league game of this iteration, against opponent `opponent` (an index into league_).
+  void count_league_game(int opponent, double learner_return) {
+    LeagueMember& l = league_[static_cast<std::size_t>(opponent)];
+    ++l.it_games;
+    l.it_wins += learner_return > 0 ? 1 : 0;
+    l.it_draws += learner_return == 0 ? 1 : 0;
+    l.it_return += learner_return;
+  }
+
+  /// Hands each league game, as it is delivered (in index order), to `game` (opponent, the
+  /// learner's return), then the rollout on to `next`.
   class LeagueTally final : public SampleSink {
    public:
-    LeagueTally(std::vector<LeagueMember>& league, SampleSink& next) : league_(league), next_(next) {}
+    LeagueTally(std::function<void(int, double)> game, SampleSink& next) : game_(std::move(game)), next_(next) {}
     void consume(const TraversalContext& ctx) override {
-      if (ctx.opponent >= 0 && ctx.opponent < static_cast<int>(league_.size())) {
-        LeagueMember& l = league_[static_cast<std::size_t>(ctx.opponent)];
-        ++l.it_games;
-        l.it_wins += ctx.learner_return > 0 ? 1 : 0;
-        l.it_draws += ctx.learner_return == 0 ? 1 : 0;
-        l.it_return += ctx.learner_return;
-      }
+      if (ctx.opponent >= 0) game_(ctx.opponent, ctx.learner_return);
       next_.consume(ctx);
     }
 
    private:
-    std::vector<LeagueMember>& league_;
+    std::function<void(int, double)> game_;
     SampleSink& next_;
   };
 
@@ -369,28 +483,39 @@ class MmdTrainer final : public Trainer {
     }
   }
 
-  TraversalJob rollout_job() const {
+  /// Rollouts `share` of this iteration (all of them in one process).
+  TraversalJob rollout_job(TraversalShare share) const {
     return {.iteration = it_,
             .traverser = 0,
-            .num_traversals = m_.rollouts_per_iteration,
-            .first_index = 0,
+            .num_traversals = share.count,
+            .first_index = share.first,
             .seed = o_.seed,
             .input_width = W_,
             .output_width = mmd_target_width(A_),
             .start = [this](TraversalContext& ctx) { return mmd_rollout(ctx, game_, rollout_); }};
   }
 
+  /// What the rollouts query: the set's four networks, then the league's.
+  std::vector<Evaluator*> rollout_evaluators() {
+    std::vector<Evaluator*> evaluators = nets_.evaluators();
+    for (const auto& f : fixed_) evaluators.push_back(f.evaluator);
+    return evaluators;
+  }
+
   /// This iteration's rollouts fill the memories from nothing (on-policy: samples live one
-  /// iteration); the pipe's consumer thread inserts while rollouts run.
+  /// iteration); the pipe's consumer thread inserts while rollouts run (in a distributed run:
+  /// the ranks' samples, in rank order, as they arrive).
   void rollout_phase() {
-    policy_mem_.reset(derive_seed(o_.seed, kMmdMemoryStream, static_cast<std::uint64_t>(it_)));
-    value_mem_.reset(derive_seed(o_.seed, kMmdMemoryStream, static_cast<std::uint64_t>(it_), 1));
+    auto& policy_mem = mem_->policy;
+    auto& value_mem = mem_->value;
+    policy_mem.reset(derive_seed(o_.seed, kMmdMemoryStream, static_cast<std::uint64_t>(it_)));
+    value_mem.reset(derive_seed(o_.seed, kMmdMemoryStream, static_cast<std::uint64_t>(it_), 1));
     digest_ = SampleDigest();
     dropped_ = 0;
     double reward_sum = 0;
     const int value_col = 4 * A_;
     const auto t0 = Clock::now();
-    SamplePipe pipe(W_, mmd_target_width(A_), o_.pipe, [&](const SampleBlock& b) {
+    auto consume = [&](const SampleBlock& b) {
       digest_.add(b.advantage);
       const SampleBuffer& s = b.advantage;
       for (int i = 0; i < s.size(); ++i) {
@@ -403,16 +528,27 @@ class MmdTrainer final : public Trainer {
           ++dropped_;
           continue;
         }
-        policy_mem_.insert(in, t, s.masks[static_cast<std::size_t>(i)], it_);
-        value_mem_.insert(in, t + value_col, ActionMask{1}, it_);
+        policy_mem.insert(in, t, s.masks[static_cast<std::size_t>(i)], it_);
+        value_mem.insert(in, t + value_col, ActionMask{1}, it_);
         reward_sum += t[value_col];
       }
-    });
-    std::vector<Evaluator*> evaluators = nets_.evaluators();
-    for (const auto& f : fixed_) evaluators.push_back(f.evaluator);
-    LeagueTally tally(league_, pipe);
-    const RunStats st = scheduler_->run(rollout_job(), evaluators, tally, io_.stop);
-    pipe.flush();
+    };
+    RunStats st;
+    if (io_.dist != nullptr) {
+      std::vector<std::vector<char>> records;
+      st = io_.dist->receive_phase(W_, mmd_target_width(A_), consume, o_.distributed_timeout_seconds,
+                                   fmt::format("iteration {}, rollouts", it_), &records);
+      for (std::size_t r = 0; r < records.size(); ++r) count_league_games(records[r], static_cast<int>(r) + 1);
+    } else {
+      SamplePipe pipe(W_, mmd_target_width(A_), o_.pipe, consume);
+      LeagueTally tally(
+          [this](int opponent, double learner_return) {
+            if (opponent < static_cast<int>(league_.size())) count_league_game(opponent, learner_return);
+          },
+          pipe);
+      st = scheduler_->run(rollout_job({.first = 0, .count = m_.rollouts_per_iteration}), rollout_evaluators(), tally, io_.stop);
+      pipe.flush();
+    }
     rollout_s_ = since(t0);
     if (st.stopped) throw StepInterrupted{"rollouts"};
     nodes_ = st.nodes;
@@ -424,10 +560,10 @@ class MmdTrainer final : public Trainer {
     ctx_.metrics()["cutoff_share"] = st.traversals > 0 ? static_cast<double>(st.cutoffs) / st.traversals : 0.0;
     ctx_.metrics()["batch_mean"] = st.batch.mean_batch();
     ctx_.metrics()["forwards"] = st.batch.forwards;
-    ctx_.metrics()["samples"] = policy_mem_.seen();
-    ctx_.metrics()["samples_kept"] = policy_mem_.size();
+    ctx_.metrics()["samples"] = policy_mem.seen();
+    ctx_.metrics()["samples_kept"] = policy_mem.size();
     ctx_.metrics()["samples_dropped_nonfinite"] = dropped_;
-    ctx_.metrics()["mean_value_target"] = policy_mem_.seen() > 0 ? reward_sum / static_cast<double>(policy_mem_.seen()) : 0.0;
+    ctx_.metrics()["mean_value_target"] = policy_mem.seen() > 0 ? reward_sum / static_cast<double>(policy_mem.seen()) : 0.0;
     ctx_.metrics()["sample_digest"] = fmt::format("{:016x}", digest_.value());
     update_league();
   }
@@ -439,10 +575,10 @@ class MmdTrainer final : public Trainer {
   /// The value net on the trainer thread while the policy trains here; both are published.
   void train_networks() {
     const auto t0 = Clock::now();
-    value_train_.updates = updates_for(value_mem_.rows());
-    policy_train_.updates = updates_for(policy_mem_.rows());
-    trainer_.submit([this] { value_stats_ = nets_.train(kMmdValueNet, value_mem_, it_, value_train_, value_rng_); });
-    policy_stats_ = nets_.train(kPolicyNet, policy_mem_, it_, policy_train_, policy_rng_);
+    value_train_.updates = updates_for(mem_->value.rows());
+    policy_train_.updates = updates_for(mem_->policy.rows());
+    trainer_.submit([this] { value_stats_ = nets_.train(kMmdValueNet, mem_->value, it_, value_train_, value_rng_); });
+    policy_stats_ = nets_.train(kPolicyNet, mem_->policy, it_, policy_train_, policy_rng_);
     trainer_.wait();
     if (policy_stats_.stopped || value_stats_.stopped) throw StepInterrupted{"training"};
     check_numeric_faults();
@@ -519,7 +655,7 @@ class MmdTrainer final : public Trainer {
   const int W_, A_;
   NetworkSet nets_;
   std::unique_ptr<Scheduler> scheduler_;
-  ReservoirMemory policy_mem_, value_mem_;
+  std::optional<Memories> mem_;  // the learner's only
   Rng train_rng_, policy_rng_, value_rng_;
   TrainConfig policy_train_, value_train_;
   MmdRolloutOptions rollout_;  // this iteration's (begin_iteration)

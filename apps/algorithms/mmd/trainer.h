@@ -6,7 +6,13 @@
 // network train on the trainer threads, the new weights are published, the magnet moves every
 // magnet_every iterations and a snapshot of the policy joins the opponents every snapshot_every.
 // Evaluation, metrics.jsonl, numeric faults, checkpoints and resume are the shared ones
-// (the run context apps/algorithms/context.h, the driver apps/train/driver.cc). One process (no MPI).
+// (the run context apps/algorithms/context.h, the driver apps/train/driver.cc).
+//
+// Under mpirun (apps/run/distributed.h) rank 0 is the learner (memories, training, evaluation,
+// checkpoints, the league's statistics and snapshots) and every other rank plays a fixed share of
+// each iteration's rollouts with the weights the learner sends (π, V, the magnet, the snapshot
+// opponent; the league's networks each rank loads from mmd.opponents): same seed, same samples
+// as one process.
 #include <memory>
 
 #include "apps/algorithms/mmd/options.h"
