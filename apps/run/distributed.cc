@@ -151,8 +151,18 @@ void Distributed::send_to_all(const void* data, std::size_t bytes) {
   }
 }
 
+// A rank waits for the learner (training, evaluation, checkpoints: seconds) by polling with
+// sleeps: OpenMPI's blocking MPI_Recv spins a core the whole time, which the learner then lacks
+// when ranks share its host.
 void Distributed::receive_from_learner(void* data, std::size_t bytes) {
-  check(MPI_Recv(data, static_cast<int>(bytes), MPI_BYTE, 0, kTagControl, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+  MPI_Request req;
+  check(MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, 0, kTagControl, MPI_COMM_WORLD, &req), "MPI_Irecv");
+  for (;;) {
+    int done = 0;
+    check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
 }
 
 std::int64_t Distributed::broadcast(std::int64_t value) {
@@ -261,6 +271,8 @@ RunStats Distributed::receive_phase(int in_w, int out_w, const std::function<voi
       double secs[3];
       rd.get(head, sizeof head);
       rd.get(secs, sizeof secs);
+      for (const std::int64_t v : head)
+        if (v < 0) throw MalformedMessage(fmt::format("a negative count ({}) in its statistics", v));
       rd.get_vec(s.batch.histogram, static_cast<std::size_t>(rd.count<std::int64_t>("histogram size")));
       std::vector<char> record;
       rd.get_vec(record, static_cast<std::size_t>(rd.count<std::int64_t>("record size")));
