@@ -217,12 +217,16 @@ ZERO_OK = {
     "optimization.grad_clip": "0 = no clip", "optimization.ema_decay": "0 = no averaging",
     "checkpoint.save_every": "0 = only the latest", "evaluation.eval_every": "0 = only at the end",
     "evaluation.games": "0 = no bot games (bench/scaling.sh)",
+    "mmd.opponent_share": "0 = no league games", "mmd.opponent_priority": "0 = uniform draw",
+    "mmd.opponent_decay": "0 = the last iteration's games only",
     "mmd.magnet_weight": "0 = no magnet", "mmd.magnet_every": "0 = the magnet stays", "mmd.entropy_weight": "no bonus",
-    "mmd.gae_lambda": "one-step advantages", "mmd.max_actions": "0 = no cap (small games)", "mmd.bc_weight": "no cloning",
+    "mmd.gae_lambda": "one-step advantages", "mmd.bc_weight": "no cloning",
     "mmd.bc_fade_iterations": "0 = never fades", "mmd.bot_share": "no bot games", "mmd.snapshot_share": "no snapshot games",
     "escher.sampling_epsilon": "on-policy sampling", "escher.value_epsilon": "on-policy value trajectories",
     "escher.value_clip": "0 = no clip", "escher.value_updates_per_iteration": "0 = traversal-only runs",
 }
+# Text keys whose empty value is their default (nothing named).
+EMPTY_OK = {"mmd.initial_policy": "valid: no initial policy (a fresh network)"}
 NEG_OK = {"rules.expedition_penalty": "a bonus instead", "rules.bonus_amount": "a malus"}
 
 
@@ -273,8 +277,10 @@ def run_cases(b, cfgs, w, quick=False):
     # Every config key.
     for key, shown in print_config_keys(b, cfgs):
         k = re.escape(key)
+        # An algorithm's own keys are swept in a run of that algorithm (its validation runs then).
+        base = pc + ["--set", "algorithm.name=mmd"] if key.startswith("mmd.") else pc
         def add(label, v, rc, note=""):
-            c.append(Case(app, key, label if label else show(v), pc + ["--set", f"{key}={v}"], rc, None if rc == 0 else k, note))
+            c.append(Case(app, key, label if label else show(v), base + ["--set", f"{key}={v}"], rc, None if rc == 0 else k, note))
         if shown in ("true", "false"):
             for v in (["0"] if quick else ["0", "1", "", "abc"]):
                 add(None, v, 2)
@@ -288,6 +294,10 @@ def run_cases(b, cfgs, w, quick=False):
             for v in ["", CLIMB, "a/b"] + ([] if quick else ["0", "-1"]):
                 add(None, v, 2)
             add(None, HUGE, 0, "valid: digits are a name")
+        elif key in EMPTY_OK:
+            for v in (["", CLIMB] if quick else ["0", "-1", HUGE, CLIMB, '"x"']):
+                add(None, v, 2)
+            add(None, "", 0, EMPTY_OK[key])
         elif shown.startswith('"'):
             for v in (["", CLIMB] if quick else ["0", "-1", HUGE, "", CLIMB, '"x"']):
                 add(None, v, 2)

@@ -83,6 +83,13 @@ void validate_mmd(const Config& c, const KeyOrigin& origin) {
   if (static_cast<int>(opponents.size()) > MmdLeague::kMaxOpponents)
     throw InputError(fmt::format("{}: mmd.opponents lists {} opponents (at most {})", origin("mmd.opponents"), opponents.size(),
                                  MmdLeague::kMaxOpponents));
+  for (const auto& entry : opponents)
+    if (const MmdOpponentName o = parse_mmd_opponent(entry, origin("mmd.opponents"));
+        !o.bot.empty() && c.run.game != "lost_cities")
+      throw InputError(
+          fmt::format("{}: mmd.opponents: the bot '{}' needs a game with bots (lost_cities); this run's game is "
+                      "'{}' (checkpoint:PATH names a trained opponent)",
+                      origin("mmd.opponents"), entry, c.run.game));
   // opponent_share > 0 with no opponents is refused when the trainer is made (make_mmd_trainer):
   // a config may leave the target to the command line (configs/leduc_exploiter.toml).
   if (!opponents.empty() && m.real("opponent_share") == 0)
@@ -93,13 +100,6 @@ void validate_mmd(const Config& c, const KeyOrigin& origin) {
         fmt::format("{}: mmd.initial_policy = '{}': expected checkpoint:PATH (a run directory, a checkpoint or an "
                     "exported model) or nothing",
                     origin("mmd.initial_policy"), init));
-  for (const auto& entry : opponents)
-    if (const MmdOpponentName o = parse_mmd_opponent(entry, origin("mmd.opponents"));
-        !o.bot.empty() && c.run.game != "lost_cities")
-      throw InputError(
-          fmt::format("{}: mmd.opponents: the bot '{}' needs a game with bots (lost_cities); this run's game is "
-                      "'{}' (checkpoint:PATH names a trained opponent)",
-                      origin("mmd.opponents"), entry, c.run.game));
   if (m.integer("max_actions") == 0 && c.run.game == "lost_cities")
     throw InputError(
         fmt::format("{}: mmd.max_actions = 0 (no cap) on lost_cities: games can loop (drawing and "
@@ -184,7 +184,7 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
                        ? m.text("bot")
                        : std::string();
           },
-      .distributed = false,
+      .distributed = true,  // rollout ranks: mmd/trainer.cc serve_learner
       .advantage_snapshots = false,
       .make_trainer = make_trainer,
   });
