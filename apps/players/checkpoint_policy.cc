@@ -47,6 +47,16 @@ void forward_states(Evaluator& net, const LostCitiesTraversalGame& game, std::sp
 
 namespace {
 
+/// The network settings a loaded policy runs with: its run's shape, on the CPU.
+NetworkConfig cpu_network_config(const Config& config, int invariant_chunk = 0) {
+  return {.hidden_size = config.network.hidden_size,
+          .num_layers = config.network.num_layers,
+          .activation = config.network.activation,
+          .device = "cpu",
+          .device_index = 0,
+          .invariant_chunk = invariant_chunk};
+}
+
 class StrategyBatchBot final : public lc::BatchBot {
  public:
   StrategyBatchBot(Evaluator& net, const LostCitiesTraversalGame& game, PlayMode play, std::shared_ptr<void> keep_alive,
@@ -183,12 +193,7 @@ std::unique_ptr<lc::BatchBot> make_snapshot_player(const std::string& run_dir, c
   if (snapshots.empty())
     throw InputError(fmt::format("snapshots:{}: no snapshots (train with checkpoint.keep_snapshots = true)", run_dir));
   const NetworkSpecs all = algorithm.networks(W, A);
-  auto nets = std::make_unique<NetworkSet>(NetworkSpecs(all.begin(), all.begin() + 2),
-                                           NetworkConfig{.hidden_size = config.network.hidden_size,
-                                                         .num_layers = config.network.num_layers,
-                                                         .activation = config.network.activation,
-                                                         .device = "cpu"},
-                                           0);
+  auto nets = std::make_unique<NetworkSet>(NetworkSpecs(all.begin(), all.begin() + 2), cpu_network_config(config), 0);
   std::vector<int> iterations;
   std::vector<std::vector<float>> weights;
   for (const auto& [it, path] : snapshots) {
@@ -237,14 +242,7 @@ CheckpointPolicy load_checkpoint_dir(const std::string& ck, int invariant_chunk)
     specs = {specs[static_cast<std::size_t>(p.state->playing)]};
     p.state->playing = 0;
   }
-  p.state->nets = std::make_unique<NetworkSet>(std::move(specs),
-                                               NetworkConfig{.hidden_size = p.config.network.hidden_size,
-                                                             .num_layers = p.config.network.num_layers,
-                                                             .activation = p.config.network.activation,
-                                                             .device = "cpu",
-                                                             .device_index = 0,
-                                                             .invariant_chunk = invariant_chunk},
-                                               0);
+  p.state->nets = std::make_unique<NetworkSet>(std::move(specs), cpu_network_config(p.config, invariant_chunk), 0);
   // Verified above: compared with the config and the network set only (no second hashing).
   p.iteration = parse_checkpoint_meta(meta_text, meta, checkpoint_shape(p.config), p.state->nets->specs()).iteration;
   p.state->nets->load((fs::path(ck) / "nets.pt").string());
@@ -301,12 +299,7 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out) {
   const CheckpointPolicy p = load_checkpoint_policy(from);
   NetworkSet& all = *p.state->nets;
   const NetworkSpec spec = all.spec(p.state->playing);
-  NetworkSet one({spec},
-                 NetworkConfig{.hidden_size = p.config.network.hidden_size,
-                               .num_layers = p.config.network.num_layers,
-                               .activation = p.config.network.activation,
-                               .device = "cpu"},
-                 0);
+  NetworkSet one({spec}, cpu_network_config(p.config), 0);
   one.set_weights(0, all.published_weights(p.state->playing));  // what the checkpoint plays (its average, if any)
   Config config = p.config;
   // Written whole into a temporary folder beside OUT, then each file renamed into OUT (each
@@ -337,14 +330,7 @@ std::string widen_policy_inputs(CheckpointPolicy& p, const lc::EncodingOptions& 
   const std::vector<float> weights = rewire_inputs(p.weights(), p.config.network.hidden_size, spec.input_width, columns);
   spec.input_width = static_cast<int>(columns.size());
   auto state = std::make_shared<LoadedCheckpoint>();
-  state->nets = std::make_unique<NetworkSet>(NetworkSpecs{spec},
-                                             NetworkConfig{.hidden_size = p.config.network.hidden_size,
-                                                           .num_layers = p.config.network.num_layers,
-                                                           .activation = p.config.network.activation,
-                                                           .device = "cpu",
-                                                           .device_index = 0,
-                                                           .invariant_chunk = invariant_chunk},
-                                             0);
+  state->nets = std::make_unique<NetworkSet>(NetworkSpecs{spec}, cpu_network_config(p.config, invariant_chunk), 0);
   state->nets->set_weights(0, weights);
   state->playing = 0;
   state->game.rules = p.config.rules;
