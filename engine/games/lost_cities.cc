@@ -74,21 +74,6 @@ int score_expedition(const Rules& r, std::span<const Card> cards) noexcept {
   return s;
 }
 
-std::array<EncodingBlock, kEncodingBlocks> encoding_blocks(const Rules& r, const EncodingOptions& o) {
-  const int C = r.n_colors, H = r.hand_size, R = r.n_ranks;
-  return {{{"base", 5 + 3 * H + 2 * C * 4 + C * 4 + C * (R + 1) + 3 + 1 + (C + 1) + r.action_size(), true},
-           {"derived_playability", C * 15 + 3, o.derived_playability},
-           {"slot_aware_playability", H * 6, o.slot_aware_playability},
-           {"opponent_known_cards", C * (R + 1), o.opponent_known_cards},
-           {"slot_cards", H * (C + R + 5), o.slot_cards}}};
-}
-
-int encoding_size(const Rules& r, const EncodingOptions& o) {
-  int n = 0;
-  for (const EncodingBlock& b : encoding_blocks(r, o)) n += b.on ? b.size : 0;
-  return n;
-}
-
 std::vector<int> encoding_column_map(const Rules& r, const EncodingOptions& from, const EncodingOptions& to) {
   const auto a = encoding_blocks(r, from), b = encoding_blocks(r, to);
   std::vector<int> map;

@@ -112,7 +112,15 @@ struct EncodingBlock {
   bool on = false;
 };
 inline constexpr int kEncodingBlocks = 5;
-std::array<EncodingBlock, kEncodingBlocks> encoding_blocks(const Rules& r, const EncodingOptions& o);
+/// Inline, with encoding_size: the traversal asks for the size at every node.
+inline std::array<EncodingBlock, kEncodingBlocks> encoding_blocks(const Rules& r, const EncodingOptions& o) {
+  const int C = r.n_colors, H = r.hand_size, R = r.n_ranks;
+  return {{{"base", 5 + 3 * H + 2 * C * 4 + C * 4 + C * (R + 1) + 3 + 1 + (C + 1) + r.action_size(), true},
+           {"derived_playability", C * 15 + 3, o.derived_playability},
+           {"slot_aware_playability", H * 6, o.slot_aware_playability},
+           {"opponent_known_cards", C * (R + 1), o.opponent_known_cards},
+           {"slot_cards", H * (C + R + 5), o.slot_cards}}};
+}
 
 /// For an encoding `to` that holds every block of `from` (the same rules) and possibly more:
 /// for each of `to`'s floats, the index of the same float in `from`'s encoding, or -1 for a float
@@ -126,7 +134,11 @@ int score_expedition(const Rules& r, std::span<const Card> cards) noexcept;
 
 /// Number of floats of the encoding: 171 / 249 / 219 / 297 with the default rules (+ 50 with
 /// opponent_known_cards, + 152 with slot_cards).
-int encoding_size(const Rules& r, const EncodingOptions& o);
+inline int encoding_size(const Rules& r, const EncodingOptions& o) {
+  int n = 0;
+  for (const EncodingBlock& b : encoding_blocks(r, o)) n += b.on ? b.size : 0;
+  return n;
+}
 
 /// Per (player, color) expedition summary, maintained incrementally.
 struct Expedition {
