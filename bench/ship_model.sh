@@ -4,30 +4,40 @@
 # and iterations, the evaluation reports (one cfr-eval --json line per bot, EVAL_JSONL) and the
 # ladder (LADDER_JSON from cfr-ladder --json).
 #   [TRAINED_REVISION=REV] bench/ship_model.sh RUN_DIR MODEL_DIR "TRAINING COMMAND" EVAL_JSONL LADDER_JSON
-# (TRAINED_REVISION: the revision whose cfr-run trained the run, when it is not HEAD.)
+# (TRAINED_REVISION: the revision whose cfr-run trained the run, when it is not HEAD.
+#  FROM_RUN, FROM_COMMAND: the run whose network the run started from (mmd.initial_policy) and the
+#  command that trained it; the manifest's training time and iterations then count both stages.
+#  EXPLOITABILITY: a JSON file holding the manifest's "exploitability" object: the exploiter's
+#  command, minutes, iterations and its cfr-arena --json result, scripts/exploitability.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run=$1 model=$2 command=$3 evals=$4 ladder=$5
 extra=$(mktemp)
 trap 'rm -f "$extra"' EXIT
-python3 - "$run" "$command" "$evals" "$ladder" "$(git rev-parse HEAD)" "$(git rev-parse "${TRAINED_REVISION:-HEAD}")" > "$extra" <<'PY'
+python3 - "$run" "$command" "$evals" "$ladder" "$(git rev-parse HEAD)" "$(git rev-parse "${TRAINED_REVISION:-HEAD}")" \
+  "${FROM_RUN:-}" "${FROM_COMMAND:-}" "${EXPLOITABILITY:-}" > "$extra" <<'PY'
 import json, sys
-run, command, evals, ladder, revision, trained = sys.argv[1:]
-rows = [json.loads(l) for l in open(f"{run}/metrics.jsonl")]
+run, command, evals, ladder, revision, trained, from_run, from_command, exploitability = sys.argv[1:]
+def stage(run_dir, command):
+    rows = [json.loads(l) for l in open(f"{run_dir}/metrics.jsonl")]
+    return {"command": command, "training_iterations": rows[-1]["iteration"],
+            "training_wall_minutes": round(sum(r["iteration_seconds"] for r in rows) / 60, 1)}
+stages = ([stage(from_run, from_command)] if from_run else []) + [stage(run, command)]
 reports = [json.loads(l) for l in open(evals) if l.strip()]
 lad = json.load(open(ladder))
 print(json.dumps({
     "command": command,
     "revision": trained,
     "shipped_at_revision": revision,
-    "training_iterations": rows[-1]["iteration"],
-    "training_wall_minutes": round(sum(r["iteration_seconds"] for r in rows) / 60, 1),
+    "training_iterations": sum(s["training_iterations"] for s in stages),
+    "training_wall_minutes": round(sum(s["training_wall_minutes"] for s in stages), 1),
     "config": "config.toml (beside this file: the run's resolved config)",
     "evaluation": {r["bot1"]: {k: r[k] for k in ("games", "wins", "draws", "losses", "win_rate", "win_rate_lo95",
                                                  "win_rate_hi95", "avg_score_diff", "se_score_diff", "opened_per_game0")}
                    for r in reports},
     "ladder": {"games_per_pair": lad.get("games_per_pair"), "anchor": lad.get("anchor"),
                "ratings": lad.get("ratings", lad.get("players"))},
-}))
+} | ({"stages": stages} if from_run else {})
+  | ({"exploitability": json.load(open(exploitability))} if exploitability else {})))
 PY
 build/bin/cfr-export "$run" "$model" --manifest "$extra"

@@ -1,6 +1,7 @@
-// The shipped agent (models/lost-cities-mmd, docs/mmd.md; issue 18 item 4): it loads as
-// checkpoint:models/lost-cities-mmd, holds the policy network alone with the game's widths, and
-// decides as recorded when it shipped; its manifest says where it came from.
+// The shipped agents (docs/mmd.md; issue 18 item 4, issue 30): models/lost-cities-mmd and
+// models/lost-cities-league load as checkpoint:models/NAME, hold the policy network alone with
+// their encoding's widths, and decide as recorded when they shipped; their manifests say where
+// they came from and how strong they are.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -20,14 +21,14 @@ using namespace cfr;
 
 namespace {
 const std::string kModel = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-mmd";
-}
+const std::string kLeague = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-league";
 
-TEST_CASE("the shipped agent loads with its policy alone, of the game's widths, and makes its recorded decisions") {
-  const CheckpointPolicy p = load_checkpoint_policy(kModel);
+/// The model's greedy first decision (the argmax of its legal logits) in the deals of seeds 1, 2, 3,
+/// after checking that it holds the policy alone, of its encoding's widths.
+std::vector<int> first_decisions(const std::string& model, const CheckpointPolicy& p) {
   CHECK(p.config.algorithm.name == "mmd");
   CHECK(p.config.run.game == "lost_cities");
-  CHECK(p.iteration == 5772);
-  const auto meta = nlohmann::json::parse(read_text_file(kModel + "/meta.json"));
+  const auto meta = nlohmann::json::parse(read_text_file(model + "/meta.json"));
   REQUIRE(meta["networks"].size() == 1);
   CHECK(meta["networks"][0]["name"] == "policy");
   const LostCitiesTraversalGame& game = p.game();
@@ -50,13 +51,15 @@ TEST_CASE("the shipped agent loads with its policy alone, of the game's widths, 
     for (int a = 0; a < game.num_actions(); ++a)
       if (mask_has(legal[i], a) && (best < 0 || logits[a] > logits[best])) best = a;
     chosen.push_back(best);
-    MESSAGE("deal ", i + 1, ": ", best, " (", lc::action_name(deals[i], best), ")");
+    MESSAGE(model, " deal ", i + 1, ": ", best, " (", lc::action_name(deals[i], best), ")");
   }
-  CHECK(chosen == std::vector<int>{6, 10, 8});  // play c0:2, play c3:W, play c4:W
+  return chosen;
 }
 
-TEST_CASE("the shipped agent's manifest records how it was trained and how strong it is") {
-  const auto m = nlohmann::json::parse(read_text_file(kModel + "/manifest.json"));
+/// What every shipped manifest holds: the command, revision, time (at most two hours on 2 cores),
+/// evaluations over 1000 games with intervals, the ladder and the exploitability figure.
+nlohmann::json checked_manifest(const std::string& model) {
+  const auto m = nlohmann::json::parse(read_text_file(model + "/manifest.json"));
   for (const char* key :
        {"command", "revision", "training_wall_minutes", "training_iterations", "evaluation", "ladder", "parameters"})
     CHECK_MESSAGE(m.contains(key), "manifest.json has no ", key);
@@ -75,4 +78,39 @@ TEST_CASE("the shipped agent's manifest records how it was trained and how stron
     CHECK_MESSAGE(m["exploitability"].contains(key), "exploitability has no ", key);
   CHECK(m["exploitability"]["result"]["games"] == 1000);
   CHECK(m["exploitability"]["result"].contains("win_rate_hi95"));
+  return m;
+}
+}  // namespace
+
+TEST_CASE("the shipped agent loads with its policy alone, of the game's widths, and makes its recorded decisions") {
+  const CheckpointPolicy p = load_checkpoint_policy(kModel);
+  CHECK(p.iteration == 5772);
+  CHECK(first_decisions(kModel, p) == std::vector<int>{6, 10, 8});  // play c0:2, play c3:W, play c4:W
+}
+
+TEST_CASE("the shipped agent's manifest records how it was trained and how strong it is") {
+  checked_manifest(kModel);
+}
+
+TEST_CASE("the league agent loads with the two opt-in encoding blocks and makes its recorded decisions") {
+  const CheckpointPolicy p = load_checkpoint_policy(kLeague);
+  CHECK(p.iteration == 2008);
+  CHECK(p.config.encoding.opponent_known_cards);
+  CHECK(p.config.encoding.slot_cards);
+  CHECK(p.strategy().info().input_width == 499);
+  CHECK(first_decisions(kLeague, p) == std::vector<int>{6, 11, 2});  // play c0:2, discard c3:W, play c1:W
+}
+
+TEST_CASE("the league agent's manifest counts both training stages and shows it beats the previous agent") {
+  const auto m = checked_manifest(kLeague);
+  REQUIRE_MESSAGE(m.contains("stages"), "manifest.json has no stages");
+  REQUIRE(m["stages"].size() == 2);
+  double minutes = 0;
+  for (const auto& s : m["stages"]) minutes += s["training_wall_minutes"].get<double>();
+  CHECK(m["training_wall_minutes"].get<double>() == doctest::Approx(minutes).epsilon(0.01));
+  const auto& previous = m["evaluation"]["checkpoint:models/lost-cities-mmd"];
+  CHECK(previous["games"] == 1000);
+  CHECK(previous["win_rate_lo95"].get<double>() > 0.5);
+  CHECK(m["evaluation"]["heuristic_expert"]["win_rate"].get<double>() >
+        nlohmann::json::parse(read_text_file(kModel + "/manifest.json"))["evaluation"]["heuristic_expert"]["win_rate"].get<double>());
 }
