@@ -40,8 +40,27 @@ def same_run(a, b):
         fail(f"{a} and {b} differ:\n{r.stdout}{r.stderr}")
 
 
-def rank_pids(rank):
-    """cfr-run processes of this user whose MPI rank is `rank`."""
+def parent_of(pid):
+    """The parent's pid (0 when the process is gone)."""
+    try:
+        stat = open(f"/proc/{pid}/stat").read()
+    except OSError:
+        return 0
+    return int(stat[stat.rindex(")") + 2:].split()[1])  # after "pid (comm) state"
+
+
+def descends_from(pid, ancestor):
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        pid = parent_of(pid)
+    return False
+
+
+def rank_pids(rank, job):
+    """cfr-run processes of rank `rank` started by mpirun process `job` (never another job's: a
+    second mpirun on the machine, e.g. a benchmark or another test run, has ranks of the same
+    numbers)."""
     out = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -52,7 +71,7 @@ def rank_pids(rank):
             env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
         except OSError:
             continue
-        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
+        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env and descends_from(int(pid), job):
             out.append(int(pid))
     return out
 
@@ -108,7 +127,7 @@ def main():
     if p.poll() is not None:
         fail(f"the job ended before the failure could be injected:\n{p.stdout.read()}")
     victim = a.np - 1
-    pids = rank_pids(victim)
+    pids = rank_pids(victim, p.pid)
     if not pids:
         fail(f"no cfr-run process of rank {victim} found")
     own = re.compile(rf"^cfr-run \(rank 0\): rank ([0-9]+, )*{victim}(, [0-9]+)* (sent nothing|took nothing from the learner) for ")
