@@ -10,6 +10,11 @@
   check_distributed.py resume CFR_RUN CONFIG WORK NP --stop-after K [--set k=v]...
       a single-process run stopped after iteration K (run.max_iterations = K), resumed with
       mpirun -np NP to the end, must equal an uninterrupted single-process run.
+  check_distributed.py malformed CFR_RUN CONFIG WORK 2 --bad-rank EXE --bad-mode MODE --widths W,T
+                       --code C --expect REGEX [--set k=v]...
+      the learner (mpirun -np 1 CFR_RUN ...) beside a rank that sends malformed messages
+      (mpirun ... : -np 1 EXE MODE W T, tests/apps/dist_bad_rank.cc): the job must end within
+      60 s with exit C and a line of the learner's own (cfr-run (rank 0): ...) matching REGEX.
 
 A killed or stopped rank must be named by the learner itself (apps/run/distributed.cc: "rank N sent
 nothing for ..." or "rank N took nothing from the learner for ..."); a line of mpirun's that
@@ -76,17 +81,42 @@ def rank_pids(rank, job):
     return out
 
 
+def malformed(a, sets):
+    cmd = (MPIRUN + ["-np", "1", a.cfr_run, a.config, "--run-dir", os.path.join(a.work, "run")] + sets
+           + [":", "-np", "1", a.bad_rank, a.bad_mode] + a.widths.split(","))
+    t0 = time.time()
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired as e:
+        fail(f"the job did not end within 60 s of rank 1 sending a malformed message ({a.bad_mode}): "
+             f"{(e.stderr or b'')[-2000:]!r}")
+    out = r.stdout + r.stderr
+    if r.returncode != a.code:
+        fail(f"{a.bad_mode}: the job exited {r.returncode}, not {a.code}:\n{out[-3000:]}")
+    own = re.compile(r"^cfr-run \(rank 0\): .*" + a.expect)
+    named = [l for l in out.splitlines() if own.search(l)]
+    if not named:
+        fail(f"{a.bad_mode}: no line of the learner's matches /{a.expect}/:\n{out[-3000:]}")
+    print(f"check_distributed: {a.bad_mode}: the job ended in {time.time() - t0:.1f} s (exit {r.returncode}): "
+          f"{named[0].strip()}")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["same", "failure", "resume"])
+    ap.add_argument("what", choices=["same", "failure", "resume", "malformed"])
     ap.add_argument("cfr_run"); ap.add_argument("config"); ap.add_argument("work"); ap.add_argument("np", type=int)
     ap.add_argument("--mode", choices=["kill", "stop"], default="kill")
     ap.add_argument("--stop-after", type=int, default=0)
     ap.add_argument("--set", action="append", default=[])
+    ap.add_argument("--bad-rank"); ap.add_argument("--bad-mode"); ap.add_argument("--widths")
+    ap.add_argument("--code", type=int); ap.add_argument("--expect")
     a = ap.parse_args()
     subprocess.run(["rm", "-rf", a.work])
     os.makedirs(a.work)
     sets = sum((["--set", s] for s in a.set), [])
+    if a.what == "malformed":
+        malformed(a, sets)
+        return
     single, dist = os.path.join(a.work, "single"), os.path.join(a.work, "distributed")
     run([a.cfr_run, a.config, "--run-dir", single] + sets)
 

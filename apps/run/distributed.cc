@@ -1,6 +1,7 @@
 #include "apps/run/distributed.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,11 +26,62 @@ bool Distributed::launched_by_mpi() {
   return false;
 }
 
+namespace {
+
+// A sample buffer's arrays (after its widths and sample count), appended to a byte message.
+// (resize and memcpy: GCC 12 warns falsely, -Wstringop-overflow, on vector<char>::insert here)
+void put(std::vector<char>& out, const void* p, std::size_t n) {
+  if (n == 0) return;
+  const std::size_t at = out.size();
+  out.resize(at + n);
+  std::memcpy(out.data() + at, p, n);
+}
+template <class T>
+void put_vec(std::vector<char>& out, const std::vector<T>& v) {
+  put(out, v.data(), v.size() * sizeof(T));
+}
+
+void encode_buffer(std::vector<char>& out, const SampleBuffer& b) {
+  const std::int32_t head[3] = {b.input_width, b.target_width, b.size()};
+  put(out, head, sizeof head);
+  put_vec(out, b.inputs);
+  put_vec(out, b.targets);
+  put_vec(out, b.masks);
+  put_vec(out, b.iterations);
+  put_vec(out, b.players);
+}
+
+}  // namespace
+
+std::vector<char> wire::block_message(const SampleBlock& block, int first_index) {
+  std::vector<char> msg;
+  const std::int32_t range[2] = {block.first_traversal + first_index, block.last_traversal + first_index};
+  put(msg, range, sizeof range);
+  encode_buffer(msg, block.advantage);
+  encode_buffer(msg, block.strategy);
+  return msg;
+}
+
+std::vector<char> wire::phase_end_message(const RunStats& st, std::span<const char> record) {
+  std::vector<char> msg;
+  const std::int64_t head[5] = {st.nodes, st.traversals, st.batch.requests, st.batch.forwards, st.cutoffs};
+  const double secs[3] = {st.seconds, st.batch.evaluate_seconds, st.batch.wait_seconds};
+  const std::int64_t hist = static_cast<std::int64_t>(st.batch.histogram.size());
+  put(msg, head, sizeof head);
+  put(msg, secs, sizeof secs);
+  put(msg, &hist, sizeof hist);
+  put_vec(msg, st.batch.histogram);
+  const std::int64_t record_bytes = static_cast<std::int64_t>(record.size());
+  put(msg, &record_bytes, sizeof record_bytes);
+  put(msg, record.data(), record.size());
+  return msg;
+}
+
 #if CFR_WITH_MPI
 
 namespace {
 
-constexpr int kTagBlock = 1, kTagEnd = 2, kTagControl = 3;
+using wire::kTagBlock, wire::kTagControl, wire::kTagEnd;
 
 void check(int rc, const char* what) {
   if (rc != MPI_SUCCESS) {
@@ -40,15 +92,6 @@ void check(int rc, const char* what) {
   }
 }
 
-// A sample buffer's arrays, appended to / read from a byte message.
-void put(std::vector<char>& out, const void* p, std::size_t n) {
-  const auto* c = static_cast<const char*>(p);
-  out.insert(out.end(), c, c + n);
-}
-template <class T>
-void put_vec(std::vector<char>& out, const std::vector<T>& v) {
-  put(out, v.data(), v.size() * sizeof(T));
-}
 // A message from another process is checked before it is used: a count larger than what is
 // left of the message is refused before anything is allocated for it.
 struct MalformedMessage : std::runtime_error {
@@ -83,17 +126,12 @@ struct Reader {
   }
 };
 
-void encode_buffer(std::vector<char>& out, const SampleBuffer& b) {
-  const std::int32_t n = b.size();
-  put(out, &n, sizeof n);
-  put_vec(out, b.inputs);
-  put_vec(out, b.targets);
-  put_vec(out, b.masks);
-  put_vec(out, b.iterations);
-  put_vec(out, b.players);
-}
-
 void decode_buffer(Reader& r, SampleBuffer& b, int in_w, int out_w) {
+  std::int32_t widths[2];
+  r.get(widths, sizeof widths);
+  if (widths[0] != in_w || widths[1] != out_w)
+    throw MalformedMessage(fmt::format("samples of {} input and {} target values, the learner's have {} and {}", widths[0],
+                                       widths[1], in_w, out_w));
   const auto n = r.count<std::int32_t>("sample count");
   b.configure(in_w, out_w);
   const auto k = static_cast<std::size_t>(n);
@@ -201,26 +239,12 @@ void Distributed::broadcast(std::vector<double>& values) {
 }
 
 void Distributed::send_block(const SampleBlock& block, int first_index) {
-  std::vector<char> msg;
-  const std::int32_t range[2] = {block.first_traversal + first_index, block.last_traversal + first_index};
-  put(msg, range, sizeof range);
-  encode_buffer(msg, block.advantage);
-  encode_buffer(msg, block.strategy);
+  const std::vector<char> msg = wire::block_message(block, first_index);
   check(MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, 0, kTagBlock, MPI_COMM_WORLD), "MPI_Send");
 }
 
 void Distributed::send_phase_end(const RunStats& st, std::span<const char> record) {
-  std::vector<char> msg;
-  const std::int64_t head[5] = {st.nodes, st.traversals, st.batch.requests, st.batch.forwards, st.cutoffs};
-  const double secs[3] = {st.seconds, st.batch.evaluate_seconds, st.batch.wait_seconds};
-  const std::int64_t hist = static_cast<std::int64_t>(st.batch.histogram.size());
-  put(msg, head, sizeof head);
-  put(msg, secs, sizeof secs);
-  put(msg, &hist, sizeof hist);
-  put_vec(msg, st.batch.histogram);
-  const std::int64_t record_bytes = static_cast<std::int64_t>(record.size());
-  put(msg, &record_bytes, sizeof record_bytes);
-  put(msg, record.data(), record.size());
+  const std::vector<char> msg = wire::phase_end_message(st, record);
   check(MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, 0, kTagEnd, MPI_COMM_WORLD), "MPI_Send");
 }
 
@@ -273,7 +297,11 @@ RunStats Distributed::receive_phase(int in_w, int out_w, const std::function<voi
       rd.get(secs, sizeof secs);
       for (const std::int64_t v : head)
         if (v < 0) throw MalformedMessage(fmt::format("a negative count ({}) in its statistics", v));
+      for (const double v : secs)
+        if (!std::isfinite(v) || v < 0) throw MalformedMessage(fmt::format("a time of {} s in its statistics", v));
       rd.get_vec(s.batch.histogram, static_cast<std::size_t>(rd.count<std::int64_t>("histogram size")));
+      for (const std::int64_t v : s.batch.histogram)
+        if (v < 0) throw MalformedMessage(fmt::format("a negative count ({}) in its batch histogram", v));
       std::vector<char> record;
       rd.get_vec(record, static_cast<std::size_t>(rd.count<std::int64_t>("record size")));
       rd.finished();

@@ -28,6 +28,16 @@
 
 namespace cfr {
 
+/// The messages a rank sends the learner, as bytes (what send_block and send_phase_end send, with
+/// their tags): exposed so that a test can play a rank that sends malformed ones
+/// (tests/apps/dist_bad_rank.cc). A block carries each buffer's widths; the learner refuses a
+/// block of widths other than its own.
+namespace wire {
+inline constexpr int kTagBlock = 1, kTagEnd = 2, kTagControl = 3;
+std::vector<char> block_message(const SampleBlock& block, int first_index);
+std::vector<char> phase_end_message(const RunStats& stats, std::span<const char> record);
+}  // namespace wire
+
 /// Contiguous share of traversal indices of traversal rank `rank` (1..ranks-1): [first, first+count).
 TraversalShare traversal_share(int num_traversals, int rank, int ranks);
 
@@ -63,7 +73,9 @@ class Distributed {
   /// rank order; returns the ranks' merged statistics. With `records`, (*records)[r − 1] is what
   /// rank r sent with its end (send_phase_end's `record`). Ends the process group (MPI_Abort)
   /// with a message naming the rank when one sends nothing for timeout_seconds, or a message
-  /// that does not decode (truncated, a negative count, samples of another width).
+  /// that does not decode (truncated, a negative count, samples of another width, an unknown
+  /// tag). Non-finite sample values are not refused here: consume() drops and counts them, as it
+  /// does a local traversal's (optimization.nonfinite_policy).
   RunStats receive_phase(int input_width, int output_width, const std::function<void(const SampleBlock&)>& consume,
                          double timeout_seconds, const std::string& what, std::vector<std::vector<char>>* records = nullptr);
 
