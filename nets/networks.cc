@@ -119,12 +119,7 @@ class TorchEvaluator final : public Evaluator {
       auto y = forward(x).contiguous();
       std::memcpy(outputs.data(), y.data_ptr<float>(), sizeof(float) * static_cast<std::size_t>(n * out_));
     }
-    std::int64_t bad = 0;
-    for (float& v : outputs.first(static_cast<std::size_t>(n * out_)))
-      if (!std::isfinite(v)) {
-        v = 0.0F;
-        ++bad;
-      }
+    const std::int64_t bad = replace_nonfinite(outputs.first(static_cast<std::size_t>(n * out_)));
     if (bad) nonfinite_.fetch_add(bad, std::memory_order_relaxed);
   }
   std::int64_t take_nonfinite() { return nonfinite_.exchange(0); }

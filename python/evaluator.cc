@@ -3,7 +3,6 @@
 #include <pybind11/numpy.h>
 
 #include <chrono>
-#include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
@@ -71,12 +70,7 @@ void PyEvaluator::evaluate(std::span<const float> inputs, std::span<const Action
       throw std::runtime_error(fmt::format("the evaluator for network {} ({}) raised", net_, name_));
     }
   }
-  std::int64_t bad = 0;
-  for (float& v : outputs.first(static_cast<std::size_t>(n * out_)))
-    if (!std::isfinite(v)) {
-      v = 0.0F;
-      ++bad;
-    }
+  const std::int64_t bad = replace_nonfinite(outputs.first(static_cast<std::size_t>(n * out_)));
   if (bad > 0 && stop_on_nonfinite_)
     throw InputError(
         fmt::format("evaluator for network {} ({}) returned {} non-finite value(s) in a batch of {} rows "

@@ -1,11 +1,22 @@
 #include "sched/evaluator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "engine/core/rng.h"
 
 namespace cfr {
+
+std::int64_t replace_nonfinite(std::span<float> outputs) noexcept {
+  std::int64_t replaced = 0;
+  for (float& v : outputs)
+    if (!std::isfinite(v)) {
+      v = 0.0F;
+      ++replaced;
+    }
+  return replaced;
+}
 
 void UniformEvaluator::evaluate(std::span<const float>, std::span<const ActionMask>, std::span<float> outputs) {
   std::fill(outputs.begin(), outputs.end(), 0.0F);

@@ -40,6 +40,12 @@ class Evaluator {
   virtual void evaluate(std::span<const float> inputs, std::span<const ActionMask> legal, std::span<float> outputs) = 0;
 };
 
+/// Replaces every non-finite value of `outputs` (NaN, ±inf) by 0 — a zero advantage, a uniform
+/// logit — and returns how many it replaced: what an evaluator of a real network (nets/'
+/// TorchEvaluator, python/'s PyEvaluator) does to every forward's outputs before a traversal
+/// reads them, counting them for the numeric-fault report (docs/reliability.md).
+std::int64_t replace_nonfinite(std::span<float> outputs) noexcept;
+
 /// Zeros for every output: uniform logits for a strategy net; for regret matching every
 /// advantage is 0, so the fallback decides.
 class UniformEvaluator final : public Evaluator {
