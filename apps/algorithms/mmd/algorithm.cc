@@ -46,7 +46,8 @@ MmdOptions mmd_options(const Config& c) {
           .opponents = m.list("opponents"),
           .initial_policy = m.text("initial_policy"),
           .opponent_priority = m.real("opponent_priority"),
-          .opponent_decay = m.real("opponent_decay")};
+          .opponent_decay = m.real("opponent_decay"),
+          .overlap = m.flag("overlap")};
 }
 
 MmdOpponentName parse_mmd_opponent(const std::string& entry, const std::string& where) {
@@ -161,16 +162,21 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
                        "per-iteration decay of the league's results behind r (1 = every game since the start counts alike)"),
            integer_option("snapshot_every", 10, 1, 100'000'000, "iterations between snapshots of the policy kept as opponents"),
            integer_option("snapshots_kept", 20, 1, 100'000, "the newest snapshots an opponent is drawn from"),
-           integer_option("capacity", 1'000'000, 1, kBig, "samples an iteration keeps (a reservoir beyond)")},
+           integer_option("capacity", 1'000'000, 1, kBig, "samples an iteration keeps (a reservoir beyond)"),
+           bool_option("overlap", false,
+                       "the next iteration's rollouts play while this iteration's samples train, against the networks "
+                       "published one iteration before (one process; twice the memories; docs/mmd.md)")},
       .networks = mmd_networks,
       .playing_network = kPolicyNet,
       .validate = validate_mmd,
-      // One iteration's policy samples (W → 4·A + 1) and value samples (W → 1).
+      // One iteration's policy samples (W → 4·A + 1) and value samples (W → 1); two with overlap.
       .memory =
           [](const Config& c, int W, int A) {
-            const std::int64_t capacity = c.algorithm_options.at("mmd").integer("capacity");
+            const AlgorithmSettings& m = c.algorithm_options.at("mmd");
+            const std::int64_t capacity = m.integer("capacity");
             const double per = static_cast<double>(ReservoirMemory::bytes_per_sample(W, mmd_target_width(A)) +
-                                                   ReservoirMemory::bytes_per_sample(W, 1));
+                                                   ReservoirMemory::bytes_per_sample(W, 1)) *
+                               (m.flag("overlap") ? 2 : 1);
             return MemoryNeed{.bytes = per * static_cast<double>(capacity),
                               .what = fmt::format("mmd.capacity = {} needs", capacity),
                               .detail = fmt::format("{} bytes per sample", static_cast<std::int64_t>(per)),

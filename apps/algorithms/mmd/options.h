@@ -34,6 +34,9 @@ struct MmdOptions {
   std::string initial_policy;  // "checkpoint:PATH": π (and the magnet) start as its network that plays
   double opponent_priority = 0;
   double opponent_decay = 0.95;
+  /// The next iteration's rollouts play while this iteration's samples train, against the
+  /// networks published one iteration before (one process; docs/mmd.md "Overlap").
+  bool overlap = false;
 };
 
 /// What an mmd.opponents entry names: a bot of the game (`bot`), or a trained policy (`path`).

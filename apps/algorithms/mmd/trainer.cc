@@ -65,8 +65,13 @@ class MmdTrainer final : public Trainer {
     value_train_ = policy_train_;
     policy_train_.stop = value_train_.stop = io.stop;
     load_league(settings, load_policy);  // every rank: the league's networks play in the rollouts
-    if (!learner()) return;              // a rollout rank: the learner sends the weights and the draw
-    mem_.emplace(m_.capacity, W_, A_, o.seed);
+    if (m_.overlap && io_.dist != nullptr)
+      throw InputError(
+          "mmd.overlap = true runs in one process: under mpirun the ranks play the rollouts while the learner waits for "
+          "them; set mmd.overlap = false or run one process");
+    if (!learner()) return;  // a rollout rank: the learner sends the weights and the draw
+    mem_[0].emplace(m_.capacity, W_, A_, o.seed);
+    if (m_.overlap) mem_[1].emplace(m_.capacity, W_, A_, o.seed);
     if constexpr (EnumerableGame<typename G::State>) tree_.emplace(build_game_tree(o.shape.game));
     if (!m_.initial_policy.empty()) {
       const std::string path = m_.initial_policy.substr(std::string_view("checkpoint:").size());
@@ -108,6 +113,7 @@ class MmdTrainer final : public Trainer {
                           io_.run_dir, k, snapshot_path(snapshot_dir(), k)));
     }
     read_league((fs::path(ck) / kLeagueFile).string());
+    if (m_.overlap) read_overlap(ck, meta.iteration);
     return meta.iteration;
   }
 
@@ -131,18 +137,42 @@ class MmdTrainer final : public Trainer {
       nets_.set_weights(kMagnetNet, w);
       nets_.set_weights(kOpponentNet, w);
     }
+    if (resume_rollouts_) try {
+        replay_pending_rollouts();
+      } catch (const StepInterrupted&) {
+        say(
+            fmt::format("cfr-run: interrupted while playing again iteration {}'s rollouts; the last checkpoint is "
+                        "iteration {}",
+                        first, first - 1));
+        return first - 1;
+      }
     const int done = ctx_.run(
         [&](int it) {
           begin_iteration(it, std::exchange(first_metrics, nullptr));
-          rollout_phase();
+          if (!pending_) {  // this iteration's rollouts now (always, unless mmd.overlap played them)
+            prepare_rollouts(it);
+            if (io_.dist != nullptr) announce_iteration();
+            pending_ = play_rollouts(it);
+          }
+          apply_rollouts(*std::exchange(pending_, std::nullopt));
+          // mmd.overlap: the next iteration's rollouts play against the weights published now
+          // (one iteration stale) while this iteration's samples train.
+          if (m_.overlap) launch_rollouts(it + 1);
           train_networks();
+          if (m_.overlap) join_rollouts();
+          publish_networks();
           move_magnet_and_keep_snapshot();
           evaluate();
           write_metrics();
           write_checkpoint();
           print_iteration();
         },
-        [this] { trainer_.wait(); });
+        [this] {
+          for (WorkerThread* w : {&trainer_, &roller_}) try {
+              w->wait();
+            } catch (...) {  // an interrupted step: the run ends at the last checkpoint
+            }
+        });
     if (io_.dist != nullptr) io_.dist->broadcast(std::int64_t{0});  // the rollout ranks stop
     return done;
   }
@@ -162,13 +192,13 @@ class MmdTrainer final : public Trainer {
       if (cumulative.size() != league_.size())
         throw std::runtime_error(fmt::format("the learner's league draw has {} opponents, this rank's mmd.opponents {}",
                                              cumulative.size(), league_.size()));
-      rollout_ = rollout_options(it_, cumulative);
+      rollout_[0] = rollout_options(it_, cumulative);
       const TraversalShare share = traversal_share(m_.rollouts_per_iteration, dist.rank(), dist.size());
       std::vector<char> record;
       SamplePipe pipe(W_, mmd_target_width(A_), o_.pipe, [&](const SampleBlock& b) { dist.send_block(b, share.first); });
       LeagueTally tally([&record](int opponent, double learner_return) { put_league_game(record, opponent, learner_return); },
                         pipe);
-      const RunStats st = scheduler_->run(rollout_job(share), rollout_evaluators(), tally, nullptr);
+      const RunStats st = scheduler_->run(rollout_job(share, it_, rollout_[0]), rollout_evaluators(), tally, nullptr);
       pipe.flush();
       dist.send_phase_end(st, record);
       ++iterations;
@@ -177,10 +207,10 @@ class MmdTrainer final : public Trainer {
   }
 
   ~MmdTrainer() override {
-    try {
-      trainer_.wait();
-    } catch (...) {
-    }
+    for (WorkerThread* w : {&trainer_, &roller_}) try {
+        w->wait();
+      } catch (...) {
+      }
   }
 
  private:
@@ -211,7 +241,8 @@ class MmdTrainer final : public Trainer {
     dist.broadcast(std::int64_t{it_});
     std::vector<float> weights = nets_.published_weights();
     dist.broadcast(weights);
-    std::vector<double> cumulative(rollout_.league.cumulative.begin(), rollout_.league.cumulative.begin() + rollout_.league.size);
+    const MmdLeague& league = rollout_[0].league;
+    std::vector<double> cumulative(league.cumulative.begin(), league.cumulative.begin() + league.size);
     dist.broadcast(cumulative);
     ctx_.metrics()["ranks"] = dist.size();
   }
@@ -261,24 +292,12 @@ class MmdTrainer final : public Trainer {
     return m_.bc_weight * std::max(0.0, 1.0 - static_cast<double>(it - 1) / (F - 1));
   }
 
+  /// Iteration `it`'s training: its RNG streams, learning rate and cloning weight.
   void begin_iteration(int it, nlohmann::json extra) {
     it_ = it;
     ctx_.begin_iteration(it, std::move(extra));
     policy_rng_ = Rng(train_rng_());
     value_rng_ = Rng(train_rng_());
-    // The opponent of this iteration's snapshot rollouts: one of the newest snapshots_kept.
-    const std::uint64_t draw = train_rng_();
-    opponent_ = 0;
-    if (m_.rollout.snapshot_share > 0) {
-      const auto snaps = list_snapshots(snapshot_dir());
-      if (!snaps.empty()) {
-        const std::size_t kept = std::min(snaps.size(), static_cast<std::size_t>(m_.snapshots_kept));
-        const auto& [snap_it, path] = snaps[snaps.size() - kept + draw % kept];
-        nets_.set_weights(kOpponentNet, read_snapshot(path, nets_.parameters(kPolicyNet)));
-        opponent_ = snap_it;
-      }
-    }
-    ctx_.metrics()["opponent_snapshot"] = opponent_;
     if (o_.learning_rate_decay_iterations > 0) {
       const double lr =
           o_.training.learning_rate / std::sqrt(1.0 + (it - 1) / static_cast<double>(o_.learning_rate_decay_iterations));
@@ -287,9 +306,30 @@ class MmdTrainer final : public Trainer {
     }
     policy_train_.policy_gradient.bc_weight = bc_weight(it);
     ctx_.metrics()["bc_weight"] = policy_train_.policy_gradient.bc_weight;
-    rollout_ = rollout_options(it, league_draw());
-    if (io_.dist != nullptr) announce_iteration();
   }
+
+  /// Iteration k's rollouts: the snapshot opponent (one of the newest snapshots_kept, drawn from
+  /// the trainer's stream) and the options with the league's draw as it stands. Sets the
+  /// opponent network: no rollout may be running.
+  void prepare_rollouts(int k) {
+    const std::uint64_t draw = train_rng_();
+    int opponent = 0;
+    if (m_.rollout.snapshot_share > 0) {
+      const auto snaps = list_snapshots(snapshot_dir());
+      if (!snaps.empty()) {
+        const std::size_t kept = std::min(snaps.size(), static_cast<std::size_t>(m_.snapshots_kept));
+        const auto& [snap_it, path] = snaps[snaps.size() - kept + draw % kept];
+        nets_.set_weights(kOpponentNet, read_snapshot(path, nets_.parameters(kPolicyNet)));
+        opponent = snap_it;
+      }
+    }
+    opponent_[slot(k)] = opponent;
+    rollout_[slot(k)] = rollout_options(k, league_draw());
+  }
+
+  /// Where iteration k's rollout options and samples live: two alternating slots with
+  /// mmd.overlap (iteration k + 1's rollouts fill one while k's samples train from the other).
+  int slot(int k) const { return m_.overlap ? k % 2 : 0; }
 
   /// Iteration `it`'s rollout options, the league drawn with `cumulative` (league_draw()'s).
   MmdRolloutOptions rollout_options(int it, std::span<const double> cumulative) const {
@@ -483,16 +523,17 @@ class MmdTrainer final : public Trainer {
     }
   }
 
-  /// Rollouts `share` of this iteration (all of them in one process).
-  TraversalJob rollout_job(TraversalShare share) const {
-    return {.iteration = it_,
+  /// Rollouts `share` of iteration k (all of them in one process) with options `o` (which must
+  /// outlive the job).
+  TraversalJob rollout_job(TraversalShare share, int k, const MmdRolloutOptions& o) const {
+    return {.iteration = k,
             .traverser = 0,
             .num_traversals = share.count,
             .first_index = share.first,
             .seed = o_.seed,
             .input_width = W_,
             .output_width = mmd_target_width(A_),
-            .start = [this](TraversalContext& ctx) { return mmd_rollout(ctx, game_, rollout_); }};
+            .start = [this, &o](TraversalContext& ctx) { return mmd_rollout(ctx, game_, o); }};
   }
 
   /// What the rollouts query: the set's four networks, then the league's.
@@ -502,34 +543,47 @@ class MmdTrainer final : public Trainer {
     return evaluators;
   }
 
-  /// This iteration's rollouts fill the memories from nothing (on-policy: samples live one
-  /// iteration); the pipe's consumer thread inserts while rollouts run (in a distributed run:
-  /// the ranks' samples, in rank order, as they arrive).
-  void rollout_phase() {
-    auto& policy_mem = mem_->policy;
-    auto& value_mem = mem_->value;
-    policy_mem.reset(derive_seed(o_.seed, kMmdMemoryStream, static_cast<std::uint64_t>(it_)));
-    value_mem.reset(derive_seed(o_.seed, kMmdMemoryStream, static_cast<std::uint64_t>(it_), 1));
-    digest_ = SampleDigest();
-    dropped_ = 0;
+  /// What one iteration's rollouts left for its training: the metrics of the rollouts (merged
+  /// into the iteration's by apply_rollouts) and what the log line and the fault report read.
+  /// Their league games are already counted (league_'s it_* tallies).
+  struct RolloutResult {
+    int iteration = 0;
+    nlohmann::json metrics;
+    double seconds = 0;
+    std::int64_t nodes = 0, dropped = 0;
+  };
+
+  /// Iteration k's rollouts fill its memories (slot(k)) from nothing (on-policy: samples live one
+  /// iteration); the pipe's consumer thread inserts while rollouts run (in a distributed run: the
+  /// ranks' samples, in rank order, as they arrive). Touches neither the iteration's metrics nor
+  /// the networks: with mmd.overlap it runs on roller_ while the networks train.
+  RolloutResult play_rollouts(int k) {
+    Memories& mem = *mem_[static_cast<std::size_t>(slot(k))];
+    const MmdRolloutOptions& options = rollout_[slot(k)];
+    auto& policy_mem = mem.policy;
+    auto& value_mem = mem.value;
+    policy_mem.reset(derive_seed(o_.seed, kMmdMemoryStream, static_cast<std::uint64_t>(k)));
+    value_mem.reset(derive_seed(o_.seed, kMmdMemoryStream, static_cast<std::uint64_t>(k), 1));
+    SampleDigest digest;
+    std::int64_t dropped = 0;
     double reward_sum = 0;
     const int value_col = 4 * A_;
     const auto t0 = Clock::now();
     auto consume = [&](const SampleBlock& b) {
-      digest_.add(b.advantage);
+      digest.add(b.advantage);
       const SampleBuffer& s = b.advantage;
       for (int i = 0; i < s.size(); ++i) {
         const float* in = s.input(i);
         const float* t = s.target(i);
         bool finite = true;
-        for (int k = 0; k < W_ && finite; ++k) finite = std::isfinite(in[k]);
-        for (int k = 0; k < mmd_target_width(A_) && finite; ++k) finite = std::isfinite(t[k]);
+        for (int c = 0; c < W_ && finite; ++c) finite = std::isfinite(in[c]);
+        for (int c = 0; c < mmd_target_width(A_) && finite; ++c) finite = std::isfinite(t[c]);
         if (!finite) {
-          ++dropped_;
+          ++dropped;
           continue;
         }
-        policy_mem.insert(in, t, s.masks[static_cast<std::size_t>(i)], it_);
-        value_mem.insert(in, t + value_col, ActionMask{1}, it_);
+        policy_mem.insert(in, t, s.masks[static_cast<std::size_t>(i)], k);
+        value_mem.insert(in, t + value_col, ActionMask{1}, k);
         reward_sum += t[value_col];
       }
     };
@@ -537,7 +591,7 @@ class MmdTrainer final : public Trainer {
     if (io_.dist != nullptr) {
       std::vector<std::vector<char>> records;
       st = io_.dist->receive_phase(W_, mmd_target_width(A_), consume, o_.distributed_timeout_seconds,
-                                   fmt::format("iteration {}, rollouts", it_), &records);
+                                   fmt::format("iteration {}, rollouts", k), &records);
       for (std::size_t r = 0; r < records.size(); ++r) count_league_games(records[r], static_cast<int>(r) + 1);
     } else {
       SamplePipe pipe(W_, mmd_target_width(A_), o_.pipe, consume);
@@ -546,45 +600,149 @@ class MmdTrainer final : public Trainer {
             if (opponent < static_cast<int>(league_.size())) count_league_game(opponent, learner_return);
           },
           pipe);
-      st = scheduler_->run(rollout_job({.first = 0, .count = m_.rollouts_per_iteration}), rollout_evaluators(), tally, io_.stop);
+      st = scheduler_->run(rollout_job({.first = 0, .count = m_.rollouts_per_iteration}, k, options), rollout_evaluators(), tally,
+                           io_.stop);
       pipe.flush();
     }
-    rollout_s_ = since(t0);
+    RolloutResult r{
+        .iteration = k, .metrics = nlohmann::json::object(), .seconds = since(t0), .nodes = st.nodes, .dropped = dropped};
     if (st.stopped) throw StepInterrupted{"rollouts"};
-    nodes_ = st.nodes;
-    ctx_.metrics()["rollouts"] = st.traversals;
-    ctx_.metrics()["rollout_seconds"] = rollout_s_;
-    ctx_.metrics()["nodes"] = st.nodes;
-    ctx_.metrics()["nodes_per_second"] = rollout_s_ > 0 ? st.nodes / rollout_s_ : 0.0;
-    ctx_.metrics()["mean_game_actions"] = st.traversals > 0 ? static_cast<double>(st.nodes) / st.traversals : 0.0;
-    ctx_.metrics()["cutoff_share"] = st.traversals > 0 ? static_cast<double>(st.cutoffs) / st.traversals : 0.0;
-    ctx_.metrics()["batch_mean"] = st.batch.mean_batch();
-    ctx_.metrics()["forwards"] = st.batch.forwards;
-    ctx_.metrics()["samples"] = policy_mem.seen();
-    ctx_.metrics()["samples_kept"] = policy_mem.size();
-    ctx_.metrics()["samples_dropped_nonfinite"] = dropped_;
-    ctx_.metrics()["mean_value_target"] = policy_mem.seen() > 0 ? reward_sum / static_cast<double>(policy_mem.seen()) : 0.0;
-    ctx_.metrics()["sample_digest"] = fmt::format("{:016x}", digest_.value());
+    nlohmann::json& m = r.metrics;
+    m["opponent_snapshot"] = opponent_[slot(k)];
+    m["rollouts"] = st.traversals;
+    m["rollout_seconds"] = r.seconds;
+    m["nodes"] = st.nodes;
+    m["nodes_per_second"] = r.seconds > 0 ? st.nodes / r.seconds : 0.0;
+    m["mean_game_actions"] = st.traversals > 0 ? static_cast<double>(st.nodes) / st.traversals : 0.0;
+    m["cutoff_share"] = st.traversals > 0 ? static_cast<double>(st.cutoffs) / st.traversals : 0.0;
+    m["batch_mean"] = st.batch.mean_batch();
+    m["forwards"] = st.batch.forwards;
+    m["samples"] = policy_mem.seen();
+    m["samples_kept"] = policy_mem.size();
+    m["samples_dropped_nonfinite"] = dropped;
+    m["mean_value_target"] = policy_mem.seen() > 0 ? reward_sum / static_cast<double>(policy_mem.seen()) : 0.0;
+    m["sample_digest"] = fmt::format("{:016x}", digest.value());
+    return r;
+  }
+
+  /// The rollouts of this iteration (it_), played now or during the iteration before: their
+  /// metrics join the iteration's, their league games the league's statistics.
+  void apply_rollouts(const RolloutResult& r) {
+    CFR_CHECK(r.iteration == it_, "rollouts of iteration {} applied in iteration {}", r.iteration, it_);
+    rollout_s_ = r.seconds;
+    nodes_ = r.nodes;
+    dropped_ = r.dropped;
+    ctx_.metrics().update(r.metrics);
+    ctx_.metrics()["overlap"] = m_.overlap;
     update_league();
+  }
+
+  /// mmd.overlap: iteration k's rollouts start on roller_ against the networks published now
+  /// (those of iteration k - 2: this iteration's training publishes after join_rollouts).
+  void launch_rollouts(int k) {
+    prepare_rollouts(k);
+    // What a resume needs to play them again: the weights they play against (overlap files).
+    pending_weights_.clear();
+    for (int net : {kPolicyNet, kMmdValueNet, kMagnetNet}) {
+      const auto w = nets_.published_weights(net);
+      pending_weights_.insert(pending_weights_.end(), w.begin(), w.end());
+    }
+    roller_.submit([this, k] { launched_ = play_rollouts(k); });
+  }
+
+  /// Waits for the launched rollouts (rethrowing what stopped them); they are the next
+  /// iteration's. The time spent waiting is the overlap's cost.
+  void join_rollouts() {
+    const auto t0 = Clock::now();
+    roller_.wait();
+    pending_ = std::exchange(launched_, std::nullopt);
+    ctx_.metrics()["rollout_wait_seconds"] = since(t0);
+  }
+
+  /// A resumed overlapped run: the checkpoint's next rollouts played again against the weights
+  /// they were played against (its overlap files), then the checkpoint's weights back.
+  void replay_pending_rollouts() {
+    const int k = resume_rollouts_->iteration;
+    std::vector<std::vector<float>> now;
+    std::size_t at = 0;
+    for (int net : {kPolicyNet, kMmdValueNet, kMagnetNet}) {
+      now.push_back(nets_.published_weights(net));
+      const auto n = now.back().size();
+      nets_.set_weights(net, std::span<const float>(resume_rollouts_->weights).subspan(at, n));
+      at += n;
+    }
+    opponent_[slot(k)] = resume_rollouts_->opponent;
+    if (resume_rollouts_->opponent > 0)
+      nets_.set_weights(kOpponentNet,
+                        read_snapshot(snapshot_path(snapshot_dir(), resume_rollouts_->opponent), nets_.parameters(kPolicyNet)));
+    rollout_[slot(k)] = rollout_options(k, league_draw());
+    pending_weights_ = std::move(resume_rollouts_->weights);
+    resume_rollouts_.reset();
+    pending_ = play_rollouts(k);
+    int i = 0;
+    for (int net : {kPolicyNet, kMmdValueNet, kMagnetNet}) nets_.set_weights(net, now[static_cast<std::size_t>(i++)]);
+  }
+
+  // --- mmd.overlap's checkpoint files: the next iteration's rollouts, played again on resume ---
+  static constexpr const char* kOverlapFile = "overlap.json";
+  static constexpr const char* kOverlapWeightsFile = "overlap_weights.bin";
+
+  std::vector<std::pair<std::string, std::string>> overlap_files() const {
+    if (!pending_) return {};
+    nlohmann::json j = {{"iteration", pending_->iteration},
+                        {"opponent_snapshot", opponent_[slot(pending_->iteration)]},
+                        {"weights", pending_weights_.size()}};
+    std::string bytes(reinterpret_cast<const char*>(pending_weights_.data()), pending_weights_.size() * sizeof(float));
+    return {{kOverlapFile, j.dump() + "\n"}, {kOverlapWeightsFile, std::move(bytes)}};
+  }
+
+  void read_overlap(const std::string& ck, int iteration) {
+    const fs::path json_path = fs::path(ck) / kOverlapFile, bin_path = fs::path(ck) / kOverlapWeightsFile;
+    if (!fs::exists(json_path)) return;  // written without mmd.overlap: the next rollouts play now
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(read_text_file(json_path.string()));
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(fmt::format("{}: not mmd.overlap's record ({})", json_path.string(), e.what()));
+    }
+    const std::size_t want =
+        static_cast<std::size_t>(nets_.parameters(kPolicyNet) + nets_.parameters(kMmdValueNet) + nets_.parameters(kMagnetNet));
+    if (!j.is_object() || !j.contains("iteration") || !j["iteration"].is_number_integer() || j["iteration"] != iteration + 1 ||
+        !j.contains("opponent_snapshot") || !j["opponent_snapshot"].is_number_integer() || !j.contains("weights") ||
+        j["weights"] != want)
+      throw InputError(
+          fmt::format("{}: expected the rollouts of iteration {} with {} weights", json_path.string(), iteration + 1, want));
+    const std::string bytes = read_text_file(bin_path.string());
+    if (bytes.size() != want * sizeof(float))
+      throw InputError(fmt::format("{}: {} bytes, expected {}", bin_path.string(), bytes.size(), want * sizeof(float)));
+    PendingRollouts p{.iteration = iteration + 1, .opponent = j["opponent_snapshot"].get<int>(), .weights = {}};
+    p.weights.resize(want);
+    std::memcpy(p.weights.data(), bytes.data(), bytes.size());
+    resume_rollouts_ = std::move(p);
   }
 
   int updates_for(std::int64_t rows) const {
     return static_cast<int>(std::max<std::int64_t>(1, (m_.epochs * rows + m_.batch_size - 1) / m_.batch_size));
   }
 
-  /// The value net on the trainer thread while the policy trains here; both are published.
+  /// The value net on the trainer thread while the policy trains here, on this iteration's samples.
   void train_networks() {
     const auto t0 = Clock::now();
-    value_train_.updates = updates_for(mem_->value.rows());
-    policy_train_.updates = updates_for(mem_->policy.rows());
-    trainer_.submit([this] { value_stats_ = nets_.train(kMmdValueNet, mem_->value, it_, value_train_, value_rng_); });
-    policy_stats_ = nets_.train(kPolicyNet, mem_->policy, it_, policy_train_, policy_rng_);
+    Memories& mem = *mem_[static_cast<std::size_t>(slot(it_))];
+    value_train_.updates = updates_for(mem.value.rows());
+    policy_train_.updates = updates_for(mem.policy.rows());
+    trainer_.submit([this, &mem] { value_stats_ = nets_.train(kMmdValueNet, mem.value, it_, value_train_, value_rng_); });
+    policy_stats_ = nets_.train(kPolicyNet, mem.policy, it_, policy_train_, policy_rng_);
     trainer_.wait();
     if (policy_stats_.stopped || value_stats_.stopped) throw StepInterrupted{"training"};
+    train_s_ = since(t0);
+  }
+
+  /// After the rollouts that were playing have ended: the faults counted, both networks published.
+  void publish_networks() {
     check_numeric_faults();
     nets_.publish(kPolicyNet);
     nets_.publish(kMmdValueNet);
-    train_s_ = since(t0);
     const auto& pg = policy_stats_.policy_gradient;
     ctx_.metrics()["train_seconds"] = train_s_;
     ctx_.metrics()["loss_policy"] = policy_stats_.mean_loss;
@@ -633,7 +791,7 @@ class MmdTrainer final : public Trainer {
   void write_metrics() { ctx_.write_metrics(); }
 
   void write_checkpoint() {
-    std::vector<std::pair<std::string, std::string>> extra;
+    std::vector<std::pair<std::string, std::string>> extra = overlap_files();
     if (!league_.empty()) extra.emplace_back(kLeagueFile, league_json());
     ctx_.write_checkpoint(nets_, train_rng_.state(), nullptr, std::move(extra));
   }
@@ -655,22 +813,31 @@ class MmdTrainer final : public Trainer {
   const int W_, A_;
   NetworkSet nets_;
   std::unique_ptr<Scheduler> scheduler_;
-  std::optional<Memories> mem_;  // the learner's only
+  std::optional<Memories> mem_[2];  // the learner's only; [1] with mmd.overlap (slot())
   Rng train_rng_, policy_rng_, value_rng_;
   TrainConfig policy_train_, value_train_;
-  MmdRolloutOptions rollout_;  // this iteration's (begin_iteration)
+  MmdRolloutOptions rollout_[2];           // by slot() (prepare_rollouts)
+  int opponent_[2] = {0, 0};               // the snapshot opponent's iteration, by slot() (0: none)
+  std::optional<RolloutResult> pending_;   // the next iteration's rollouts, played (mmd.overlap)
+  std::optional<RolloutResult> launched_;  // written by roller_ (launch_rollouts)
+  std::vector<float> pending_weights_;     // what pending_ played against: π, V, magnet
+  struct PendingRollouts {
+    int iteration = 0, opponent = 0;
+    std::vector<float> weights;
+  };
+  std::optional<PendingRollouts> resume_rollouts_;  // read_overlap: played again as train() starts
   TrainStats policy_stats_, value_stats_;
   std::optional<GameTree> tree_;
   std::vector<FixedPolicy> fixed_;      // the league's trained opponents (networks kNumMmdNets + j)
   std::vector<LeagueMember> league_;    // mmd.opponents, in order
   std::vector<float> initial_weights_;  // mmd.initial_policy's
   std::string initial_note_;            // how they were adapted to this run, if they were
-  SampleDigest digest_;
   std::int64_t dropped_ = 0, nodes_ = 0;
-  int it_ = 0, opponent_ = 0;
+  int it_ = 0;
   double rollout_s_ = 0, train_s_ = 0;
   RunContext ctx_{o_, io_};  // the log, metrics, evaluation, faults, checkpoints
   WorkerThread trainer_;     // last: joined first, while what its jobs read still exists
+  WorkerThread roller_;      // mmd.overlap's rollouts
 };
 
 }  // namespace
