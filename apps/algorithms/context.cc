@@ -26,9 +26,9 @@ void RunContext::start(int first, const std::string& headline, const std::string
   metrics_file_.emplace(io_.run_dir + "/metrics.jsonl");
   log_.open(io_.run_dir + "/log.txt", std::ios::app);
   say(headline);
-  // fp32 (the default) says nothing, as before; bf16 and auto say what the networks compute in.
-  if (run_.network.precision != "fp32")
-    say(resolve_precision(run_.network.precision, run_.network.device, run_.network.device_index).why);
+  // fp32 (the default) says nothing; bf16 and auto say what the networks compute in (the
+  // driver's one resolution of network.precision, RunOptions::precision_note).
+  if (!run_.precision_note.empty()) say(run_.precision_note);
   if (!note.empty()) say(note);
   first_ = first;
   latest_checkpoint_ = first - 1;

@@ -33,6 +33,10 @@ struct RunOptions {
   std::string experiment_name;
   CheckpointShape shape;  // the game's name and the networks' shape, as checkpoints record them
   NetworkConfig network;
+  // Why the networks compute in network.precision, for the run's log (RunContext::start): the
+  // driver resolves a requested bf16 or auto once (resolve_precision) into network.precision
+  // ("fp32" or "bf16") and this line; empty (fp32 asked for): nothing is said.
+  std::string precision_note = {};
   std::string scheduler = "interleaved";  // a registered scheduler
   SchedulerOptions scheduler_options;     // the scheduler's own (sched/scheduler.h)
   SamplePipeOptions pipe;

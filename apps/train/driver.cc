@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -168,6 +169,13 @@ int run_training(Config& cfg, const DriverOptions& opts) {
   apply_test_faults(run, std::getenv(kTestFaultsVariable));
   const bool learner = opts.dist == nullptr || opts.dist->learner();
   if (learner) {
+    // network.precision resolved once (a traversal rank resolves on its own GPU, in its
+    // NetworkSet): the networks take the choice, the run's log says why (RunContext::start).
+    if (run.network.precision != "fp32") {
+      PrecisionChoice precision = resolve_precision(run.network.precision, run.network.device, run.network.device_index);
+      run.network.precision = std::move(precision.name);
+      run.precision_note = std::move(precision.why);
+    }
     const auto [W, A] = game_widths(cfg);
     check_memories_fit(cfg, W, A, cfg.source);
   }
