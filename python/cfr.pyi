@@ -76,9 +76,30 @@ class PlayerViews(NamedTuple):
     states: list[State]
     games: npt.NDArray[np.int64]  # (k,)
 
+TRAINED_PLAYERS: bool
+
+class Player:
+    @property
+    def name(self) -> str: ...
+    @property
+    def spec(self) -> str: ...
+    @property
+    def batched(self) -> bool: ...
+    @property
+    def game(self) -> Game: ...
+    def choose_actions(
+        self,
+        states: Union[Sequence[State], PlayerViews],
+        rng_seeds: Optional[Sequence[int]] = None,
+        games: Optional[Sequence[int]] = None,
+    ) -> npt.NDArray[np.int64]: ...
+    def choose_action(self, state: State, rng_seed: int = 0, game: int = 0) -> int: ...
+
+def load_player(spec: str, game: Optional[Game] = None) -> Player: ...
+def blas_core() -> str: ...
 def match(
-    p0: Union[str, Callable[[PlayerViews], npt.ArrayLike]],
-    p1: Union[str, Callable[[PlayerViews], npt.ArrayLike]],
+    p0: Union[str, Player, Callable[[PlayerViews], npt.ArrayLike]],
+    p1: Union[str, Player, Callable[[PlayerViews], npt.ArrayLike]],
     games: int = 1000,
     seed: int = 0,
     rules: Optional[Union[dict[str, int], str]] = None,
@@ -140,7 +161,7 @@ class VectorEnv:
         game: Union[Game, str],
         n: int,
         seed: int = 0,
-        opponent: Optional[str] = None,
+        opponent: Optional[Union[str, Player]] = None,
         agent_seat: int = 0,
         max_steps: int = 10000,
         threads: int = 1,

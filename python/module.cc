@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -25,6 +26,7 @@
 #include <fmt/ranges.h>
 
 #include "engine/core/errors.h"
+#include "engine/core/resources.h"
 #include "engine/games/bots.h"
 #include "engine/games/games.h"
 #include "engine/games/match.h"
@@ -32,6 +34,7 @@
 #include "engine/tabular/best_response.h"
 #include "engine/tabular/tabular_cfr.h"
 #include "python/evaluator.h"
+#include "python/players.h"
 #include "python/states.h"
 #include "python/train.h"
 #include "python/traverse.h"
@@ -89,9 +92,25 @@ pb::object make_rules_dict(const Game& g) { return pb::module_::import("json").a
 /// VectorEnv's Python face: the C++ environment and the TimeStep type.
 struct PyVectorEnv {
   std::shared_ptr<const Game> game;
+  std::shared_ptr<cfr::py::SpecPlayer> opponent;  // a player by spec, when the opponent is one (outlives env)
   std::unique_ptr<VectorEnv> env;
   VectorEnvOptions opts;
 };
+
+/// A player made from its spec (cfr.load_player) and the game (rules) it was made for.
+struct PyLoadedPlayer {
+  std::shared_ptr<Game> game;
+  std::shared_ptr<cfr::py::SpecPlayer> p;
+};
+
+/// The Lost Cities state of a cfr.State for a player of `rules`, to move; InputError otherwise.
+const cfr::lc::State& lc_state_to_move(const PyState& s, const cfr::lc::Rules& rules, std::string_view who) {
+  const cfr::lc::State* lc = s.s->lc_state();
+  if (lc == nullptr) throw cfr::InputError(fmt::format("{} plays Lost Cities, not {}", who, s.game->name()));
+  if (!(lc->rules() == rules)) throw cfr::InputError(fmt::format("the state's rules are not the rules {} was made for", who));
+  if (lc->is_terminal()) throw cfr::InputError("the game is over: no action to choose");
+  return *lc;
+}
 
 /// A built-in bot and the game (rules) it was made for.
 struct PyBot {
@@ -551,21 +570,44 @@ states: k cfr.State copies (serialize() is unavailable on them); games: (k,) int
         ts = env.step(actions)
 
 Games reset automatically. Slot i's k-th game is dealt with derive_seed(seed, i, k) (deal_seeds()):
-the game game.new_initial_state(seed=that) makes. opponent: None (self-play), "random", or a Lost
-Cities bot (cfr.bot_names()) that moves inside C++ while you play agent_seat (0, 1, or -1:
-alternating, slot i's k-th game in seat (i + k) % 2). The GIL is released while C++ steps.)doc")
-      .def(pb::init([](const pb::object& g, int n, std::uint64_t seed, std::optional<std::string> opponent, int agent_seat,
+the game game.new_initial_state(seed=that) makes. opponent: None (self-play), "random", a Lost
+Cities bot (cfr.bot_names()), a player's spec ("checkpoint:PATH", "search:PATH?k=3&n=8", ...) or
+a cfr.Player (load_player) that moves inside C++ while you play agent_seat (0, 1, or -1:
+alternating, slot i's k-th game in seat (i + k) % 2); a network decides every game where it is to
+move in one batched forward. The GIL is released while C++ steps.)doc")
+      .def(pb::init([](const pb::object& g, int n, std::uint64_t seed, const pb::object& opponent, int agent_seat,
                        int max_steps, int threads) {
              std::shared_ptr<Game> game =
                  pb::isinstance<pb::str>(g) ? std::make_shared<Game>(g.cast<std::string>(), "") : g.cast<std::shared_ptr<Game>>();
-             VectorEnvOptions o{.n = n,
-                                .seed = seed,
-                                .opponent = opponent.value_or(""),
-                                .agent_seat = agent_seat,
-                                .max_steps = max_steps,
-                                .threads = threads};
+             VectorEnvOptions o{.n = n, .seed = seed, .opponent = "", .agent_seat = agent_seat, .max_steps = max_steps, .threads = threads};
+             const bool lost_cities = game->name() == cfr::lc::State::kName;
+             std::shared_ptr<cp::SpecPlayer> player;
+             if (pb::isinstance<PyLoadedPlayer>(opponent)) {
+               player = opponent.cast<const PyLoadedPlayer&>().p;
+               if (!lost_cities)
+                 throw cfr::InputError(fmt::format("VectorEnv: game '{}' has no opponent '{}'; its opponents: random",
+                                                   game->name(), player->spec));
+               if (!(player->rules == game->rules()))
+                 throw cfr::InputError(fmt::format("VectorEnv: the opponent '{}' was made for other rules than the game's",
+                                                   player->spec));
+             } else if (pb::isinstance<pb::str>(opponent)) {
+               o.opponent = opponent.cast<std::string>();
+               if (lost_cities && o.opponent.find(':') != std::string::npos) {  // checkpoint:, search:, external:, ...
+                 pb::gil_scoped_release release;
+                 player = cp::load_spec_player(o.opponent, game->rules());
+               }
+             } else if (!opponent.is_none()) {
+               throw cfr::InputError("VectorEnv: opponent must be None, a player's name or spec, or a cfr.Player");
+             }
+             if (player) {
+               o.opponent = player->spec;  // a bot by name is made per thread, as before; the others play in batches
+               if (player->batched()) {
+                 o.opponent_player = player->player.batch.get();
+                 o.opponent_lock = &player->mu;
+               }
+             }
              auto env = std::make_unique<VectorEnv>(*game, o);
-             return PyVectorEnv{game, std::move(env), o};
+             return PyVectorEnv{game, player, std::move(env), o};
            }),
            pb::arg("game"), pb::arg("n"), pb::arg("seed") = 0, pb::arg("opponent") = pb::none(), pb::arg("agent_seat") = 0,
            pb::arg("max_steps") = 10000, pb::arg("threads") = 1,
@@ -643,6 +685,109 @@ alternating, slot i's k-th game in seat (i + k) % 2). The GIL is released while 
       pb::arg("name"), pb::arg("game") = pb::none(),
       "A built-in bot by name (bot_names()) for a Lost Cities game (default: the standard rules); "
       "InputError listing the bots for any other name.");
+
+  m.attr("TRAINED_PLAYERS") = cp::trained_players_available();
+  pb::class_<PyLoadedPlayer>(m, "Player", R"doc(A Lost Cities player made from its spec by load_player(), as cfr-arena makes its sides.
+
+    p = cfr.load_player("checkpoint:models/lost-cities-league")
+    actions = p.choose_actions(states)        # one batched forward for all of them
+    cfr.match(p, "heuristic_balanced", games=1000, seed=1)
+
+A network decides many games per call (choose_actions, the matches, VectorEnv's opponent): one
+forward for all of them. One caller plays it at a time (calls from other threads wait).)doc")
+      .def_property_readonly(
+          "name", [](const PyLoadedPlayer& p) { return p.p->name(); },
+          "Its name in match reports: the spec as given for a trained player (\"checkpoint:PATH\"), the bot's name.")
+      .def_property_readonly(
+          "spec", [](const PyLoadedPlayer& p) { return p.p->spec; }, "The spec it was made from.")
+      .def_property_readonly(
+          "batched", [](const PyLoadedPlayer& p) { return p.p->batched(); },
+          "Whether it decides many games in one call (networks, the search player, external players) rather than "
+          "move by move (the bots).")
+      .def_property_readonly(
+          "game", [](const PyLoadedPlayer& p) { return p.game; }, "The game (rules) it was made for.")
+      .def(
+          "choose_actions",
+          [](PyLoadedPlayer& self, const pb::object& states, const std::optional<std::vector<std::uint64_t>>& rng_seeds,
+             const std::optional<std::vector<int>>& games) {
+            pb::object list = states;
+            std::optional<std::vector<int>> ids = games;
+            if (pb::isinstance(states, views_type())) {  // a PlayerViews batch: its states and game indices
+              list = states.attr("states");
+              if (!ids) ids = states.attr("games").cast<std::vector<int>>();
+            }
+            std::vector<const cfr::lc::State*> ptrs;
+            for (const auto& item : list) {
+              if (!pb::isinstance<PyState>(item))
+                throw cfr::InputError("Player.choose_actions: give a sequence of cfr.State (or a cfr.PlayerViews)");
+              ptrs.push_back(&lc_state_to_move(item.cast<const PyState&>(), self.game->rules(), self.p->spec));
+            }
+            const std::size_t k = ptrs.size();
+            std::vector<std::uint64_t> seeds = rng_seeds.value_or(std::vector<std::uint64_t>(k, 0));
+            if (!ids) {
+              ids.emplace(k);
+              for (std::size_t i = 0; i < k; ++i) (*ids)[i] = static_cast<int>(i);
+            }
+            if (seeds.size() != k || ids->size() != k)
+              throw cfr::InputError(fmt::format("Player.choose_actions: {} states, {} rng_seeds and {} games: give one of each per state",
+                                                k, seeds.size(), ids->size()));
+            std::vector<int> actions;
+            {
+              pb::gil_scoped_release release;
+              actions = cp::choose_actions(*self.p, ptrs, seeds, *ids);
+            }
+            pb::array_t<std::int64_t> out(static_cast<pb::ssize_t>(k));
+            std::copy(actions.begin(), actions.end(), out.mutable_data());
+            return out;
+          },
+          pb::arg("states"), pb::arg("rng_seeds") = pb::none(), pb::arg("games") = pb::none(),
+          R"doc(The player's legal actions for a batch of states (each with a player to move), as an int64 array: a
+network decides all of them in one forward, a bot one by one. states: a sequence of cfr.State, or a
+cfr.PlayerViews (its states; games defaults to its games). A player that samples draws state i's
+move from Rng(rng_seeds[i]) (default 0 each); games[i] is the game index it sees (default i; the
+search player seeds its deals with it). The GIL is released while it decides. InputError for a
+state of another game or rules, a finished game, or an external player (it plays only in matches
+and VectorEnv).)doc")
+      .def(
+          "choose_action",
+          [](PyLoadedPlayer& self, const PyState& s, std::uint64_t rng_seed, int game) {
+            const cfr::lc::State* lc = &lc_state_to_move(s, self.game->rules(), self.p->spec);
+            const std::uint64_t seeds[1] = {rng_seed};
+            const int ids[1] = {game};
+            pb::gil_scoped_release release;
+            return cp::choose_actions(*self.p, std::span<const cfr::lc::State* const>(&lc, 1), seeds, ids)[0];
+          },
+          pb::arg("state"), pb::arg("rng_seed") = 0, pb::arg("game") = 0,
+          "The player's legal action for the player to move in `state` (choose_actions of one state).")
+      .def("__repr__", [](const PyLoadedPlayer& p) { return fmt::format("<cfr.Player {}>", p.p->spec); });
+  m.def(
+      "load_player",
+      [](const std::string& spec, const std::optional<std::shared_ptr<Game>>& g) {
+        std::shared_ptr<Game> game = g ? *g : std::make_shared<Game>("lost_cities", "");
+        if (game->name() != cfr::lc::State::kName)
+          throw cfr::InputError(fmt::format("player '{}': players play Lost Cities, not {}", spec, game->name()));
+        std::shared_ptr<cp::SpecPlayer> p;
+        {
+          pb::gil_scoped_release release;
+          p = cp::load_spec_player(spec, game->rules());
+        }
+        return PyLoadedPlayer{game, std::move(p)};
+      },
+      pb::arg("spec"), pb::arg("game") = pb::none(),
+      R"doc(A Lost Cities player by spec, made by cfr-arena's own factory: a bot's name (bot_names()),
+"checkpoint:PATH" (a trained network, greedy: a run directory, a checkpoint directory or an
+exported model such as models/lost-cities-league), "checkpoint-sampled:PATH" (sampling its
+policy), "snapshots:RUN_DIR", "search:PATH?k=3&n=8" (the determinized search player,
+docs/search.md) or "external:COMMAND". game: the Lost Cities rules it plays (default standard).
+
+Returns a cfr.Player for cfr.match (either side), VectorEnv's opponent, or its own choose_actions.
+InputError naming the spec for an unknown bot, a missing path, a path that is not a checkpoint, a
+checkpoint of another game or rules, or a bad option. Trained players need a module built with
+LibTorch (cfr.TRAINED_PLAYERS).)doc");
+  m.def(
+      "blas_core", [] { return cfr::blas_core(); },
+      "The OpenBLAS kernel set this process runs (\"SkylakeX\", \"Haswell\", \"Prescott\": the generic fallback, ...); "
+      "\"\" without OpenBLAS. Chosen when OpenBLAS loads: set OPENBLAS_CORETYPE before Python starts (docs/python.md).");
 
   m.def(
       "exploitability",
@@ -957,26 +1102,40 @@ identical whatever they are. The GIL is released while C++ traverses and taken f
         if (max_steps < 1) throw cfr::InputError(fmt::format("match: max_steps must be at least 1, got {}", max_steps));
         if (parallel < 1) throw cfr::InputError(fmt::format("match: parallel must be at least 1, got {}", parallel));
         auto game = std::make_shared<Game>("lost_cities", rules_text(rules));
-        std::array<cfr::lc::AnyPlayer, 2> named;
+        std::array<std::shared_ptr<cp::SpecPlayer>, 2> named;
         std::array<std::unique_ptr<PyPlayer>, 2> callables;
         std::array<cfr::lc::MatchPlayer, 2> players;
         const std::array<const pb::object*, 2> given{&p0, &p1};
         for (int i = 0; i < 2; ++i) {
-          if (pb::isinstance<pb::str>(*given[i])) {
-            named[i] = cfr::lc::make_player(given[i]->cast<std::string>(), game->rules());
-            players[i] = named[i].player();
+          if (pb::isinstance<PyLoadedPlayer>(*given[i])) {
+            named[i] = given[i]->cast<const PyLoadedPlayer&>().p;
+            if (!(named[i]->rules == game->rules()))
+              throw cfr::InputError(fmt::format("match: p{} '{}' was made for other rules than the match's (load it with "
+                                                "cfr.load_player(spec, game) for these rules)",
+                                                i, named[i]->spec));
+            players[i] = named[i]->player.player();
+          } else if (pb::isinstance<pb::str>(*given[i])) {
+            const auto spec = given[i]->cast<std::string>();
+            pb::gil_scoped_release release;
+            named[i] = cp::load_spec_player(spec, game->rules());  // cfr-arena's factory: checkpoint:, search:, ...
+            players[i] = named[i]->player.player();
           } else if (PyCallable_Check(given[i]->ptr())) {
             callables[i] = std::make_unique<PyPlayer>(*given[i], game);
             players[i] = {.batch = callables[i].get()};
           } else {
-            throw cfr::InputError(fmt::format("match: p{} must be a player's name or a callable", i));
+            throw cfr::InputError(fmt::format("match: p{} must be a player's name or spec, a cfr.Player or a callable", i));
           }
         }
+        if (named[0] && named[0] == named[1] && named[0]->spec.rfind("external:", 0) == 0)
+          throw cfr::InputError("match: one external player cannot play both sides; load it twice");
         const cfr::lc::MatchOptions opts{
             .games = games, .seed = seed, .max_steps = max_steps, .rules = game->rules(), .duplicate = duplicate};
         std::string json;
         try {
           pb::gil_scoped_release release;
+          std::unique_lock<std::mutex> lock0, lock1;  // one caller plays a cfr.Player at a time
+          if (named[0]) lock0 = std::unique_lock(named[0]->mu);
+          if (named[1] && named[1] != named[0]) lock1 = std::unique_lock(named[1]->mu);
           json = cfr::lc::report_json(cfr::lc::run_match_players(players[0], players[1], opts, parallel));
         } catch (...) {
           for (auto& c : callables)
@@ -991,7 +1150,9 @@ identical whatever they are. The GIL is released while C++ traverses and taken f
 seats swapped), the 10,000-action cap, seeds as cfr-arena's --seed. Returns cfr-arena --json's
 report as a dict, from p0's side.
 
-A player is a name (bot_names(), or external:COMMAND) or a Python callable: up to `parallel` games
+A player is a name or spec (bot_names(), "checkpoint:PATH", "search:PATH?k=3&n=8", external:COMMAND,
+as cfr-arena's --bot0), a cfr.Player (load_player), both played inside C++ as cfr-arena plays them
+(a network decides all its pending games in one forward per round), or a Python callable: up to `parallel` games
 run in lockstep and the callable is called with a PlayerViews batch of the games where it is to
 move (observation (k, W) float32, legal_mask (k, A) bool, states: k cfr.State copies, games: (k,)
 match game indices) and returns k legal actions. Its name in the report is its `name` attribute or

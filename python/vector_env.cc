@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include "engine/core/rng.h"
 #include "engine/games/bots.h"
 #include "engine/games/games.h"
+#include "engine/games/match.h"
 #include "python/states.h"
 
 namespace cfr::py {
@@ -108,10 +110,16 @@ class EnvImpl final : public VectorEnv::Impl {
     if (o.threads < 1 || o.threads > 256)
       throw InputError(fmt::format("VectorEnv: threads must be in [1, 256], got {}", o.threads));
     if (o.max_steps < 1) throw InputError(fmt::format("VectorEnv: max_steps must be at least 1, got {}", o.max_steps));
+    if (o.opponent_player != nullptr && o.opponent.empty()) throw std::logic_error("VectorEnv: a batch opponent needs its name");
     if (!o.opponent.empty()) {
       if (o.agent_seat < -1 || o.agent_seat > 1)
         throw InputError(fmt::format("VectorEnv: agent_seat must be 0, 1 or -1 (alternate), got {}", o.agent_seat));
-      if (o.opponent != "random") {
+      if (o.opponent_player != nullptr) {
+        if constexpr (kLc)
+          batch_ = o.opponent_player;
+        else
+          throw InputError(fmt::format("VectorEnv: game '{}' has no opponent '{}'; its opponents: random", S::kName, o.opponent));
+      } else if (o.opponent != "random") {
         if constexpr (kLc) {
           for (int t = 0; t < o.threads; ++t) bots_.push_back(lc::make_bot(o.opponent, rules_));  // InputError listing the bots
         } else {
@@ -126,12 +134,36 @@ class EnvImpl final : public VectorEnv::Impl {
     pool_ = std::make_unique<WorkerPool>(o.threads, o.n);
   }
 
+  ~EnvImpl() override {
+    if (batch_ == nullptr) return;
+    try {  // games in progress are abandoned (an external player hears so)
+      const auto lock = lock_opponent();
+      batch_->match_ended();
+    } catch (...) {
+    }
+  }
+
   int size() const override { return opts_.n; }
   int observation_size() const override { return obs_size_; }
   int num_actions() const override { return num_actions_; }
 
   void reset(const StepBuffers& out) override {
     const bool again = started_;
+    if (batch_ != nullptr) {  // deals, then the opponent's rounds where it moves first
+      const auto lock = lock_opponent();
+      for (int i = 0; i < opts_.n; ++i) {
+        Slot& sl = slots_[i];
+        if (again) ++sl.game;
+        deal(0, i, sl);
+        out.reward[i] = 0.0F;
+        out.done[i] = false;
+        out.truncated[i] = false;
+      }
+      opponent_rounds();
+      write_views(out);
+      started_ = true;
+      return;
+    }
     pool_->run([&](int t, int lo, int hi) {
       for (int i = lo; i < hi; ++i) {
         Slot& sl = slots_[i];
@@ -161,7 +193,36 @@ class EnvImpl final : public VectorEnv::Impl {
         throw IllegalActionError(fmt::format("VectorEnv.step: action {} is not legal in game {}; legal actions: {}", a, i, list));
       }
     }
-    pool_->run([&](int t, int lo, int hi) { step_range(t, lo, hi, actions, out); });
+    if (batch_ != nullptr)
+      step_batched(actions, out);
+    else
+      pool_->run([&](int t, int lo, int hi) { step_range(t, lo, hi, actions, out); });
+  }
+
+  /// With a batch opponent: every slot's action, then the opponent's rounds (one call for every
+  /// slot where it is to move, until none is), then the finished games' ends and new deals and the
+  /// opponent's rounds in those, then the observations (on the pool's threads).
+  void step_batched(std::span<const std::int64_t> actions, const StepBuffers& out) {
+    if constexpr (kLc) {
+      const auto lock = lock_opponent();
+      for (int i = 0; i < opts_.n; ++i) played(i, slots_[i], static_cast<int>(actions[i]));
+      opponent_rounds();
+      for (int i = 0; i < opts_.n; ++i) {
+        Slot& sl = slots_[i];
+        const bool terminal = sl.s.is_terminal();
+        const bool truncated = !terminal && sl.steps >= opts_.max_steps;
+        out.done[i] = terminal || truncated;
+        out.truncated[i] = truncated;
+        out.reward[i] = terminal || truncated ? static_cast<float>(sl.s.returns(sl.seat)) : 0.0F;
+        if (terminal || truncated) {
+          batch_->game_ended(game_id(i, sl), sl.s, -1);
+          ++sl.game;
+          deal(0, i, sl);
+        }
+      }
+      opponent_rounds();
+      write_views(out);
+    }
   }
 
   void step_range(int t, int lo, int hi, std::span<const std::int64_t> actions, const StepBuffers& out) {
@@ -249,7 +310,10 @@ class EnvImpl final : public VectorEnv::Impl {
       Rng r(sl.deal_seed);
       sl.s = R::Adapter::from_settings(GameSettings{}).new_game(r);
     }
-    if (!opts_.opponent.empty()) opponent_moves(t, sl);
+    if (batch_ != nullptr)
+      batch_->game_started(game_id(i, sl), 1 - sl.seat, derive_seed(sl.deal_seed, 1));
+    else if (!opts_.opponent.empty())
+      opponent_moves(t, sl);
   }
 
   void apply(Slot& sl, int a) {
@@ -273,6 +337,66 @@ class EnvImpl final : public VectorEnv::Impl {
     }
   }
 
+  /// The index under which the batch opponent knows slot i's current game.
+  int game_id(int i, const Slot& sl) const {
+    return static_cast<int>((static_cast<std::uint64_t>(sl.game) * static_cast<std::uint64_t>(opts_.n) +
+                             static_cast<std::uint64_t>(i)) %
+                            2147483647ULL);
+  }
+
+  std::unique_lock<std::mutex> lock_opponent() const {
+    return opts_.opponent_lock != nullptr ? std::unique_lock(*opts_.opponent_lock) : std::unique_lock<std::mutex>();
+  }
+
+  /// A move of either seat in slot i, told to the batch opponent first.
+  void played(int i, Slot& sl, int a) {
+    if constexpr (kLc) batch_->move_made(game_id(i, sl), sl.s, a);
+    apply(sl, a);
+  }
+
+  /// The batch opponent's rounds: one call for every slot where it is to move, until it is to move
+  /// in none (a Lost Cities turn is two moves of the same seat: two rounds). A forfeit (an external
+  /// player's fault) is an InputError, an illegal answer an IllegalActionError: the environment is
+  /// then mid-step and should be discarded.
+  void opponent_rounds() {
+    if constexpr (kLc) {
+      for (;;) {
+        pending_.clear();
+        states_.clear();
+        rngs_.clear();
+        games_.clear();
+        for (int i = 0; i < opts_.n; ++i) {
+          Slot& sl = slots_[i];
+          if (sl.s.is_terminal() || sl.s.current_player() == sl.seat) continue;
+          pending_.push_back(i);
+          states_.push_back(&sl.s);
+          rngs_.push_back(&sl.opponent);
+          games_.push_back(game_id(i, sl));
+        }
+        if (pending_.empty()) return;
+        chosen_.assign(pending_.size(), 0);
+        batch_->choose_actions(states_, rngs_, games_, chosen_);
+        for (std::size_t k = 0; k < pending_.size(); ++k) {
+          const int i = pending_[k], a = chosen_[k];
+          Slot& sl = slots_[i];
+          if (a == lc::BatchBot::kForfeit)
+            throw InputError(fmt::format("VectorEnv: the opponent '{}' forfeited game {} (slot {}): {}", opts_.opponent,
+                                         games_[k], i, batch_->forfeit_cause(games_[k])));
+          if (a < 0 || a >= kMaxActionsAnyGame || !mask_has(sl.s.legal_mask(), a))
+            throw IllegalActionError(fmt::format("VectorEnv: the opponent '{}' chose action {} in slot {}, which is not legal there",
+                                                 opts_.opponent, a, i));
+          played(i, sl, a);
+        }
+      }
+    }
+  }
+
+  void write_views(const StepBuffers& out) {
+    pool_->run([&](int, int lo, int hi) {
+      for (int i = lo; i < hi; ++i) write_view(i, slots_[i], out);
+    });
+  }
+
   void write_view(int i, Slot& sl, const StepBuffers& out) const {
     float* obs = out.observation + static_cast<std::size_t>(i) * static_cast<std::size_t>(obs_size_);
     bool* mask = out.legal_mask + static_cast<std::size_t>(i) * static_cast<std::size_t>(num_actions_);
@@ -287,6 +411,10 @@ class EnvImpl final : public VectorEnv::Impl {
   VectorEnvOptions opts_;
   lc::Rules rules_;
   std::vector<std::unique_ptr<lc::Bot>> bots_;  // one per thread (a bot is used by one thread at a time)
+  lc::BatchBot* batch_ = nullptr;               // a batch opponent (opts_.opponent_player), or none
+  std::vector<int> pending_, games_, chosen_;   // its rounds' scratch: slots, game indices, answers
+  std::vector<const lc::State*> states_;
+  std::vector<Rng*> rngs_;
   int obs_size_ = 0;
   int num_actions_ = 0;
   bool started_ = false;

@@ -1,7 +1,9 @@
 #pragma once
 // n games stepped together in C++, for the Python module's VectorEnv (module.cc): batched
 // observations and legal-action masks written straight into caller-owned buffers (NumPy arrays),
-// automatic reset, and optionally a built-in opponent that moves inside C++.
+// automatic reset, and optionally an opponent that moves inside C++: a built-in bot, or any batch
+// player (a trained network, the search player, an external program: python/players.h) deciding
+// every game where it is to move in one call per round.
 //
 // Slot i's k-th game (k = 0, 1, ...) is dealt with deal seed derive_seed(seed, i, k): it is the
 // game Game::new_initial_state(seed = that deal seed) makes (Lost Cities: State::deal; Kuhn/Leduc:
@@ -16,6 +18,11 @@
 // many threads (started once); results are identical whatever the count (each slot owns its RNG
 // streams; each thread its own bot).
 //
+// A batch opponent sees slot i's k-th game as game index (k·n + i) mod 2^31 − 1 and hears each
+// game's events (game_started with its seat and the seed of its stream, every move, game_ended,
+// match_ended when the environment is destroyed); its rounds and the moves run on the calling
+// thread, the observations are written on `threads` threads.
+//
 // Thread-safety: step() and reset() touch no Python object and run with the GIL released (the
 // module releases it); calls on one environment are serialised by its own mutex.
 #include <cstdint>
@@ -24,6 +31,10 @@
 #include <span>
 #include <string>
 #include <vector>
+
+namespace cfr::lc {
+class BatchBot;
+}
 
 namespace cfr::py {
 
@@ -36,6 +47,10 @@ struct VectorEnvOptions {
   int agent_seat = 0;     // with an opponent: 0, 1 or −1 (alternate)
   int max_steps = 10000;  // a game still running after this many actions ends truncated
   int threads = 1;        // slots are split into this many contiguous ranges stepped in parallel
+  // A batch opponent (Lost Cities): set, it is the opponent and `opponent` is its name. Its owner
+  // keeps it alive for the environment's life; `opponent_lock` is held around each of its calls.
+  lc::BatchBot* opponent_player = nullptr;
+  std::mutex* opponent_lock = nullptr;
 };
 
 /// Where step()/reset() write: row-major arrays of n rows. reward: the return, at a game's end,

@@ -6,7 +6,7 @@ import pydoc
 
 import cfr
 
-CLASSES = [cfr.Game, cfr.State, cfr.VectorEnv, cfr.Bot]
+CLASSES = [cfr.Game, cfr.State, cfr.VectorEnv, cfr.Bot, cfr.Player]
 
 
 def public(obj):

@@ -95,7 +95,7 @@ def test_a_python_players_errors_reach_the_caller():
 
     with pytest.raises(cfr.InputError, match="cannot be serialized"):
         cfr.match(serializes, "random", games=2)
-    with pytest.raises(cfr.InputError, match="a player's name or a callable"):
+    with pytest.raises(cfr.InputError, match="a player's name or spec, a cfr.Player or a callable"):
         cfr.match(3, "random", games=2)
     with pytest.raises(cfr.InputError, match="parallel"):
         cfr.match("random", "random", games=2, parallel=0)
