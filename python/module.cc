@@ -575,21 +575,22 @@ Cities bot (cfr.bot_names()), a player's spec ("checkpoint:PATH", "search:PATH?k
 a cfr.Player (load_player) that moves inside C++ while you play agent_seat (0, 1, or -1:
 alternating, slot i's k-th game in seat (i + k) % 2); a network decides every game where it is to
 move in one batched forward. The GIL is released while C++ steps.)doc")
-      .def(pb::init([](const pb::object& g, int n, std::uint64_t seed, const pb::object& opponent, int agent_seat,
-                       int max_steps, int threads) {
+      .def(pb::init([](const pb::object& g, int n, std::uint64_t seed, const pb::object& opponent, int agent_seat, int max_steps,
+                       int threads) {
              std::shared_ptr<Game> game =
                  pb::isinstance<pb::str>(g) ? std::make_shared<Game>(g.cast<std::string>(), "") : g.cast<std::shared_ptr<Game>>();
-             VectorEnvOptions o{.n = n, .seed = seed, .opponent = "", .agent_seat = agent_seat, .max_steps = max_steps, .threads = threads};
+             VectorEnvOptions o{
+                 .n = n, .seed = seed, .opponent = "", .agent_seat = agent_seat, .max_steps = max_steps, .threads = threads};
              const bool lost_cities = game->name() == cfr::lc::State::kName;
              std::shared_ptr<cp::SpecPlayer> player;
              if (pb::isinstance<PyLoadedPlayer>(opponent)) {
                player = opponent.cast<const PyLoadedPlayer&>().p;
                if (!lost_cities)
-                 throw cfr::InputError(fmt::format("VectorEnv: game '{}' has no opponent '{}'; its opponents: random",
-                                                   game->name(), player->spec));
+                 throw cfr::InputError(
+                     fmt::format("VectorEnv: game '{}' has no opponent '{}'; its opponents: random", game->name(), player->spec));
                if (!(player->rules == game->rules()))
-                 throw cfr::InputError(fmt::format("VectorEnv: the opponent '{}' was made for other rules than the game's",
-                                                   player->spec));
+                 throw cfr::InputError(
+                     fmt::format("VectorEnv: the opponent '{}' was made for other rules than the game's", player->spec));
              } else if (pb::isinstance<pb::str>(opponent)) {
                o.opponent = opponent.cast<std::string>();
                if (lost_cities && o.opponent.find(':') != std::string::npos) {  // checkpoint:, search:, external:, ...
@@ -687,7 +688,8 @@ move in one batched forward. The GIL is released while C++ steps.)doc")
       "InputError listing the bots for any other name.");
 
   m.attr("TRAINED_PLAYERS") = cp::trained_players_available();
-  pb::class_<PyLoadedPlayer>(m, "Player", R"doc(A Lost Cities player made from its spec by load_player(), as cfr-arena makes its sides.
+  pb::class_<PyLoadedPlayer>(m, "Player",
+                             R"doc(A Lost Cities player made from its spec by load_player(), as cfr-arena makes its sides.
 
     p = cfr.load_player("checkpoint:models/lost-cities-league")
     actions = p.choose_actions(states)        # one batched forward for all of them
@@ -729,8 +731,9 @@ forward for all of them. One caller plays it at a time (calls from other threads
               for (std::size_t i = 0; i < k; ++i) (*ids)[i] = static_cast<int>(i);
             }
             if (seeds.size() != k || ids->size() != k)
-              throw cfr::InputError(fmt::format("Player.choose_actions: {} states, {} rng_seeds and {} games: give one of each per state",
-                                                k, seeds.size(), ids->size()));
+              throw cfr::InputError(
+                  fmt::format("Player.choose_actions: {} states, {} rng_seeds and {} games: give one of each per state", k,
+                              seeds.size(), ids->size()));
             std::vector<int> actions;
             {
               pb::gil_scoped_release release;
@@ -1110,9 +1113,10 @@ identical whatever they are. The GIL is released while C++ traverses and taken f
           if (pb::isinstance<PyLoadedPlayer>(*given[i])) {
             named[i] = given[i]->cast<const PyLoadedPlayer&>().p;
             if (!(named[i]->rules == game->rules()))
-              throw cfr::InputError(fmt::format("match: p{} '{}' was made for other rules than the match's (load it with "
-                                                "cfr.load_player(spec, game) for these rules)",
-                                                i, named[i]->spec));
+              throw cfr::InputError(
+                  fmt::format("match: p{} '{}' was made for other rules than the match's (load it with "
+                              "cfr.load_player(spec, game) for these rules)",
+                              i, named[i]->spec));
             players[i] = named[i]->player.player();
           } else if (pb::isinstance<pb::str>(*given[i])) {
             const auto spec = given[i]->cast<std::string>();

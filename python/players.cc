@@ -27,9 +27,7 @@ std::string first_line(const char* what) {
 
 }  // namespace
 
-std::string SpecPlayer::name() const {
-  return std::string(player.bot != nullptr ? player.bot->name() : player.batch->name());
-}
+std::string SpecPlayer::name() const { return std::string(player.bot != nullptr ? player.bot->name() : player.batch->name()); }
 
 bool trained_players_available() noexcept {
 #ifdef CFR_PYTHON_TRAINED_PLAYERS
@@ -49,9 +47,10 @@ std::shared_ptr<SpecPlayer> load_spec_player(const std::string& spec, const lc::
 #else
     for (std::string_view kind : {"checkpoint:", "checkpoint-sampled:", "snapshots:", "search:"})
       if (starts_with(spec, kind))
-        throw InputError(fmt::format("player '{}': this cfr module was built without LibTorch (CFR_WITH_TORCH=OFF), so it has "
-                                     "no trained players; bots and external:COMMAND play",
-                                     spec));
+        throw InputError(
+            fmt::format("player '{}': this cfr module was built without LibTorch (CFR_WITH_TORCH=OFF), so it has "
+                        "no trained players; bots and external:COMMAND play",
+                        spec));
     out->player = lc::make_player(spec, rules);
 #endif
   } catch (const InputError& e) {
@@ -66,9 +65,10 @@ std::shared_ptr<SpecPlayer> load_spec_player(const std::string& spec, const lc::
 std::vector<int> choose_actions(SpecPlayer& p, std::span<const lc::State* const> states, std::span<const std::uint64_t> seeds,
                                 std::span<const int> games) {
   if (starts_with(p.spec, lc::kExternalPrefix))
-    throw InputError(fmt::format("player '{}': an external player moves only in matches and VectorEnv (it needs each "
-                                 "game's start, moves and end)",
-                                 p.spec));
+    throw InputError(
+        fmt::format("player '{}': an external player moves only in matches and VectorEnv (it needs each "
+                    "game's start, moves and end)",
+                    p.spec));
   std::vector<int> actions(states.size(), 0);
   if (states.empty()) return actions;
   std::vector<Rng> rngs;
@@ -84,7 +84,8 @@ std::vector<int> choose_actions(SpecPlayer& p, std::span<const lc::State* const>
   p.player.batch->choose_actions(states, rng_ptrs, games, actions);
   for (std::size_t i = 0; i < states.size(); ++i)
     if (actions[i] == lc::BatchBot::kForfeit)
-      throw InputError(fmt::format("player '{}' forfeited game {}: {}", p.spec, games[i], p.player.batch->forfeit_cause(games[i])));
+      throw InputError(
+          fmt::format("player '{}' forfeited game {}: {}", p.spec, games[i], p.player.batch->forfeit_cause(games[i])));
   return actions;
 }
 

@@ -339,9 +339,9 @@ class EnvImpl final : public VectorEnv::Impl {
 
   /// The index under which the batch opponent knows slot i's current game.
   int game_id(int i, const Slot& sl) const {
-    return static_cast<int>((static_cast<std::uint64_t>(sl.game) * static_cast<std::uint64_t>(opts_.n) +
-                             static_cast<std::uint64_t>(i)) %
-                            2147483647ULL);
+    return static_cast<int>(
+        (static_cast<std::uint64_t>(sl.game) * static_cast<std::uint64_t>(opts_.n) + static_cast<std::uint64_t>(i)) %
+        2147483647ULL);
   }
 
   std::unique_lock<std::mutex> lock_opponent() const {
@@ -383,8 +383,8 @@ class EnvImpl final : public VectorEnv::Impl {
             throw InputError(fmt::format("VectorEnv: the opponent '{}' forfeited game {} (slot {}): {}", opts_.opponent,
                                          games_[k], i, batch_->forfeit_cause(games_[k])));
           if (a < 0 || a >= kMaxActionsAnyGame || !mask_has(sl.s.legal_mask(), a))
-            throw IllegalActionError(fmt::format("VectorEnv: the opponent '{}' chose action {} in slot {}, which is not legal there",
-                                                 opts_.opponent, a, i));
+            throw IllegalActionError(fmt::format(
+                "VectorEnv: the opponent '{}' chose action {} in slot {}, which is not legal there", opts_.opponent, a, i));
           played(i, sl, a);
         }
       }

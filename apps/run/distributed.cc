@@ -130,8 +130,8 @@ void decode_buffer(Reader& r, SampleBuffer& b, int in_w, int out_w) {
   std::int32_t widths[2];
   r.get(widths, sizeof widths);
   if (widths[0] != in_w || widths[1] != out_w)
-    throw MalformedMessage(fmt::format("samples of {} input and {} target values, the learner's have {} and {}", widths[0],
-                                       widths[1], in_w, out_w));
+    throw MalformedMessage(
+        fmt::format("samples of {} input and {} target values, the learner's have {} and {}", widths[0], widths[1], in_w, out_w));
   const auto n = r.count<std::int32_t>("sample count");
   b.configure(in_w, out_w);
   const auto k = static_cast<std::size_t>(n);

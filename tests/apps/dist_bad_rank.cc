@@ -102,8 +102,7 @@ int main(int argc, char** argv) {
   }
   std::vector<MPI_Request> sends(out.size());
   for (std::size_t i = 0; i < out.size(); ++i)
-    MPI_Isend(out[i].second.data(), static_cast<int>(out[i].second.size()), MPI_BYTE, 0, out[i].first, MPI_COMM_WORLD,
-              &sends[i]);
+    MPI_Isend(out[i].second.data(), static_cast<int>(out[i].second.size()), MPI_BYTE, 0, out[i].first, MPI_COMM_WORLD, &sends[i]);
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<char> sink;
   while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {

@@ -88,9 +88,7 @@ TEST_CASE("the shipped agent loads with its policy alone, of the game's widths, 
   CHECK(first_decisions(kModel, p) == std::vector<int>{6, 10, 8});  // play c0:2, play c3:W, play c4:W
 }
 
-TEST_CASE("the shipped agent's manifest records how it was trained and how strong it is") {
-  checked_manifest(kModel);
-}
+TEST_CASE("the shipped agent's manifest records how it was trained and how strong it is") { checked_manifest(kModel); }
 
 TEST_CASE("the league agent loads with the two opt-in encoding blocks and makes its recorded decisions") {
   const CheckpointPolicy p = load_checkpoint_policy(kLeague);
@@ -112,5 +110,6 @@ TEST_CASE("the league agent's manifest counts both training stages and shows it 
   CHECK(previous["games"] == 1000);
   CHECK(previous["win_rate_lo95"].get<double>() > 0.5);
   CHECK(m["evaluation"]["heuristic_expert"]["win_rate"].get<double>() >
-        nlohmann::json::parse(read_text_file(kModel + "/manifest.json"))["evaluation"]["heuristic_expert"]["win_rate"].get<double>());
+        nlohmann::json::parse(read_text_file(kModel + "/manifest.json"))["evaluation"]["heuristic_expert"]["win_rate"]
+            .get<double>());
 }
