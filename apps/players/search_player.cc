@@ -11,6 +11,7 @@
 #include "engine/core/errors.h"
 #include "engine/core/rng.h"
 #include "engine/games/bots.h"
+#include "engine/traversal/determinized_search.h"
 #include "engine/traversal/traversal.h"
 #include "engine/traversal/traversal_games.h"
 #include "sched/evaluator.h"
@@ -192,11 +193,9 @@ class SearchBatchBot final : public lc::BatchBot {
     for (std::size_t i = 0; i < n; ++i) {
       const ActionMask legal = states[i]->legal_mask();
       masked_softmax(out_.data() + i * A, legal, static_cast<int>(A), prior[i].data());
-      std::vector<int> ids;
-      for (ActionMask m = legal; m != 0; m &= m - 1) ids.push_back(std::countr_zero(m));
-      std::stable_sort(ids.begin(), ids.end(), [&](int a, int b) { return prior[i][a] > prior[i][b]; });
-      ids.resize(std::min<std::size_t>(ids.size(), static_cast<std::size_t>(o_.top_k)));
-      candidates[i] = std::move(ids);
+      std::array<int, kMaxSearchCandidates> ids{};
+      const int k = search_candidates(prior[i].data(), legal, o_.top_k, ids);
+      candidates[i].assign(ids.begin(), ids.begin() + k);
       actions[i] = candidates[i][0];  // the network's move, unless search finds better
     }
     // Rollouts: each candidate of each decision on the same deals.
@@ -242,7 +241,7 @@ class SearchBatchBot final : public lc::BatchBot {
       forwards_ += st.batch.forwards;
     }
     // Values: the mean final score difference from the decider's seat, plus the prior bonus.
-    std::vector<std::array<double, 16>> sum(n);
+    std::vector<std::array<double, kMaxSearchCandidates>> sum(n);
     for (auto& s : sum) s.fill(0.0);
     for (const Rollout& r : rolls) {
       const int me = states[r.decision]->current_player();
@@ -251,14 +250,9 @@ class SearchBatchBot final : public lc::BatchBot {
     }
     for (std::size_t i = 0; i < n; ++i) {
       if (candidates[i].size() < 2) continue;
-      double best = -1e300;
-      for (std::size_t c = 0; c < candidates[i].size(); ++c) {
-        const double v = sum[i][c] / o_.deals + o_.prior * prior[i][candidates[i][c]];
-        if (v > best) {
-          best = v;
-          actions[i] = candidates[i][c];
-        }
-      }
+      const auto c = static_cast<std::size_t>(search_choice(std::span<const double>(sum[i].data(), candidates[i].size()),
+                                                            o_.deals, candidates[i], prior[i].data(), o_.prior));
+      actions[i] = candidates[i][c];
       if (actions[i] != candidates[i][0]) ++overrides_;
       ++searched_;
     }

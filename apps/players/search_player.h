@@ -9,7 +9,8 @@
 // network (an MMD run's) values the state it reached, so that many more deals cost the same. Every rollout is a coroutine that
 // suspends at each network query, and a scheduler (sched=NAME, as in cfr-run) batches the queries of all the rollouts of all the
 // games a match has pending, exactly as it batches traversals; with chunk=N every forward has N rows, so the moves chosen are the
-// same under every scheduler.
+// same under every scheduler. The rule itself (candidates, the prior, the choice) is
+// engine/traversal/determinized_search.h's, shared with MMD's search teacher.
 #include <cstdint>
 #include <memory>
 #include <string>

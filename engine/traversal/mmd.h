@@ -27,11 +27,18 @@
 // reward is the last), generalised advantage estimation: δ_t = V(s_{t+1}) − V(s_t) (the reward
 // in place of V after the last), Â_t = δ_t + λ·Â_{t+1}; the value target is Â_t + V(s_t).
 //
+// With a search teacher (o.teacher: mmd.teacher = "search", expert iteration), a share of the
+// learning decisions also runs determinized_search (determinized_search.h) over the networks the
+// rollouts play, and its move, not the bot's, is the sample's cloning one-hot; the rollout still
+// plays the action it sampled from π (the policy gradient stays on-policy).
+//
 // The loop is iterative: the native stack and the frames do not grow with the game.
 #include <algorithm>
 #include <array>
+#include <atomic>
 
 #include "engine/core/task.h"
+#include "engine/traversal/determinized_search.h"
 #include "engine/traversal/traversal.h"
 #include "engine/traversal/traversal_context.h"
 
@@ -58,6 +65,17 @@ struct MmdLeague {
   std::array<std::int8_t, kMaxOpponents> bot{}, net{}, greedy{};
 };
 
+/// MMD's search teacher (mmd.teacher = "search"): on `share` of the learning decisions, the
+/// search's move over `nets` (the networks the rollouts play: policy and value) is the cloning
+/// target. Its counters are the rollouts' (atomic: rollouts may run on several threads); the
+/// trainer reads and resets them after each iteration's rollouts.
+struct MmdSearchTeacher {
+  double share = 0;
+  SearchSettings settings;
+  SearchNets* nets = nullptr;
+  std::atomic<std::int64_t> searches{0}, overriding{0}, moves{0}, forwards{0};
+};
+
 struct MmdRolloutOptions {
   double reward_scale = 1.0;  // rewards are return / reward_scale
   double gae_lambda = 0.95;   // 1: Monte-Carlo return minus the baseline
@@ -65,9 +83,10 @@ struct MmdRolloutOptions {
   double snapshot_share = 0;  // rollouts whose second seat is a past snapshot (kOpponentNet)
   double opponent_share = 0;  // rollouts whose second seat is one of league's opponents
   MmdLeague league;
-  bool bc_targets = false;  // store the bot's move at every learning decision (cloning)
-  int max_actions = 0;      // actions per game before it is cut off (0 = none)
-  bool magnet = true;       // ask ρ (false when its weight is 0: the stored ρ is then π, KL 0)
+  bool bc_targets = false;              // store the bot's move at every learning decision (cloning)
+  MmdSearchTeacher* teacher = nullptr;  // or the search's move on a share of them (then bc_targets is false)
+  int max_actions = 0;                  // actions per game before it is cut off (0 = none)
+  bool magnet = true;                   // ask ρ (false when its weight is 0: the stored ρ is then π, KL 0)
   CutoffValue cutoff = CutoffValue::kScoreDiff;
 };
 
@@ -137,8 +156,18 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
       co_await ctx.query(kMmdValueNet, in, legal, value);
       masked_softmax(logits, legal, A, probs);
       if (o.magnet) masked_softmax(magnet, legal, A, magnet);
-      a = sample_action(probs, legal, ctx.rng);
       float* t = ctx.advantage.target(si);
+      if (o.teacher != nullptr && ctx.rng.uniform() < o.teacher->share) {
+        const SearchResult r = determinized_search(game, s, p, probs, o.teacher->settings, ctx.rng(), *o.teacher->nets);
+        t[3 * A + r.action] = 1.0F;
+        if (r.candidates > 1) {
+          o.teacher->searches.fetch_add(1, std::memory_order_relaxed);
+          if (r.action != greedy_action(logits, legal)) o.teacher->overriding.fetch_add(1, std::memory_order_relaxed);
+          o.teacher->moves.fetch_add(r.moves, std::memory_order_relaxed);
+          o.teacher->forwards.fetch_add(r.forwards, std::memory_order_relaxed);
+        }
+      }
+      a = sample_action(probs, legal, ctx.rng);
       t[A + a] = std::max(probs[a], 1e-12F);
       std::copy_n(o.magnet ? magnet : probs, A, t + 2 * A);
       if constexpr (kGameHasBot<G>) {

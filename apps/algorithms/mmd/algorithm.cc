@@ -18,6 +18,7 @@ namespace cfr {
 MmdOptions mmd_options(const Config& c) {
   const AlgorithmSettings& m = c.algorithm_options.at("mmd");
   const double bc_weight = m.real("bc_weight"), magnet_weight = m.real("magnet_weight");
+  const bool search_teacher = m.text("teacher") == "search";
   return {.rollouts_per_iteration = static_cast<int>(m.integer("rollouts_per_iteration")),
           .rollout = {.reward_scale = m.real("reward_scale"),
                       .gae_lambda = m.real("gae_lambda"),
@@ -25,7 +26,8 @@ MmdOptions mmd_options(const Config& c) {
                       .snapshot_share = m.real("snapshot_share"),
                       .opponent_share = m.real("opponent_share"),
                       .league = {},
-                      .bc_targets = bc_weight > 0,
+                      .bc_targets = bc_weight > 0 && !search_teacher,
+                      .teacher = nullptr,
                       .max_actions = static_cast<int>(m.integer("max_actions")),
                       .magnet = magnet_weight > 0,
                       .cutoff = cutoff_value(c)},
@@ -43,6 +45,15 @@ MmdOptions mmd_options(const Config& c) {
           .snapshots_kept = static_cast<int>(m.integer("snapshots_kept")),
           .capacity = m.integer("capacity"),
           .bot = m.text("bot"),
+          .teacher = m.text("teacher"),
+          .search_share = search_teacher ? m.real("search_share") : 0.0,
+          .search = {.top_k = static_cast<int>(m.integer("search_k")),
+                     .deals = static_cast<int>(m.integer("search_deals")),
+                     .depth = static_cast<int>(m.integer("search_depth")),
+                     .cap = static_cast<int>(m.integer("search_cap")),
+                     .prior = m.real("search_prior"),
+                     .sampled = true,
+                     .value_scale = m.real("reward_scale")},
           .opponents = m.list("opponents"),
           .initial_policy = m.text("initial_policy"),
           .opponent_priority = m.real("opponent_priority"),
@@ -70,12 +81,29 @@ namespace {
 
 void validate_mmd(const Config& c, const KeyOrigin& origin) {
   const AlgorithmSettings& m = c.algorithm_options.at("mmd");
+  const bool search_teacher = m.text("teacher") == "search";
   for (const char* key : {"bc_weight", "bot_share"})
-    if (const double value = m.real(key); value > 0 && c.run.game != "lost_cities")
+    if (const double value = m.real(key);
+        value > 0 && c.run.game != "lost_cities" && !(search_teacher && key == std::string("bc_weight")))
       throw InputError(
           fmt::format("{}: mmd.{} = {}: mmd.bc_weight and mmd.bot_share need a game with bots (run.game = "
                       "'lost_cities'); this run's game is '{}'",
                       origin(std::string("mmd.") + key), key, value, c.run.game));
+  if (search_teacher && m.real("bc_weight") == 0)
+    throw InputError(
+        fmt::format("{}: mmd.teacher = 'search' with mmd.bc_weight = 0: the search's moves would weigh nothing; "
+                    "set mmd.bc_weight > 0 (e.g. 1)",
+                    origin("mmd.teacher")));
+  if (search_teacher && m.real("search_share") == 0)
+    throw InputError(
+        fmt::format("{}: mmd.teacher = 'search' with mmd.search_share = 0: no decision would be searched; set "
+                    "it (e.g. 0.02)",
+                    origin("mmd.search_share")));
+  if (!search_teacher && m.real("search_share") > 0)
+    throw InputError(
+        fmt::format("{}: mmd.search_share = {} but mmd.teacher = '{}': the share is the search teacher's; set "
+                    "mmd.teacher = 'search'",
+                    origin("mmd.search_share"), m.real("search_share"), m.text("teacher")));
   if (m.real("bot_share") + m.real("snapshot_share") + m.real("opponent_share") > 1)
     throw InputError(fmt::format("{}: mmd.bot_share + mmd.snapshot_share + mmd.opponent_share = {} + {} + {} (at most 1)",
                                  origin("mmd.opponent_share"), m.real("bot_share"), m.real("snapshot_share"),
@@ -145,6 +173,20 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
            integer_option("bc_fade_iterations", 0, 0, 100'000'000,
                           "the cloning weight falls linearly to 0 at this iteration (0 = it never fades)"),
            real_option("bot_share", 0, 0, 1, "share of rollouts whose second seat is mmd.bot"),
+           string_option("teacher", "bot", {"bot", "search"},
+                         "whose moves the cloning term (bc_weight) follows: bot (mmd.bot's, every learning decision) or search "
+                         "(determinized search over the rollouts' own networks on search_share of the decisions: expert "
+                         "iteration; docs/mmd.md)"),
+           real_option("search_share", 0, 0, 1, "share of the learning decisions the search teacher searches"),
+           integer_option("search_k", 3, 2, kMaxSearchCandidates,
+                          "the search teacher's candidates: the policy's k most probable moves"),
+           integer_option("search_deals", 16, 1, 4096, "the search teacher's deals (determinizations) per decision"),
+           integer_option("search_depth", 4, 0, 100'000,
+                          "moves of a search rollout before the value network values it (0 = to the end or search_cap)"),
+           integer_option("search_cap", 200, 1, 100'000, "moves of a search rollout at most"),
+           real_option("search_prior", 5, 0, 1e6,
+                       "the search's bonus per unit of policy probability, in the game's return units (points): it "
+                       "overrides the policy only on clear evidence"),
            real_option("snapshot_share", 0, 0, 1, "share of rollouts whose second seat is a past snapshot of the policy"),
            list_option("opponents", {},
                        "the league: fixed opponents of opponent_share of the rollouts, each a bot's name, checkpoint:PATH (a "
@@ -186,7 +228,8 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
       .opponent_bot =
           [](const Config& c) {
             const AlgorithmSettings& m = c.algorithm_options.at("mmd");
-            return m.real("bc_weight") > 0 || m.real("bot_share") > 0 || c.traversal.cutoff_value_mode == "bot_rollout"
+            return (m.real("bc_weight") > 0 && m.text("teacher") == "bot") || m.real("bot_share") > 0 ||
+                           c.traversal.cutoff_value_mode == "bot_rollout"
                        ? m.text("bot")
                        : std::string();
           },

@@ -26,6 +26,12 @@ struct MmdOptions {
   int snapshots_kept = 20;                 // the newest this many are drawn from
   std::int64_t capacity = 1'000'000;       // samples an iteration keeps (a reservoir beyond)
   std::string bot = "heuristic_balanced";  // the bot of bot_share and bc_weight (lost_cities)
+  /// Whose moves the cloning term (bc_weight) follows: "bot" (mmd.bot's, at every learning
+  /// decision) or "search" (determinized search over the rollouts' networks on search_share of
+  /// them: expert iteration; docs/mmd.md "Search teacher").
+  std::string teacher = "bot";
+  double search_share = 0;
+  SearchSettings search;  // its value_scale is reward_scale
   /// The league (rollout.opponent_share of the rollouts): fixed opponents, each a bot's name or
   /// checkpoint:PATH, drawn with weight max(1 − r, 0.02)^opponent_priority where r is the
   /// learner's running score rate against it (wins + draws / 2 over games, both decayed by

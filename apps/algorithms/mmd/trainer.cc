@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -41,6 +42,29 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+/// The search teacher's networks (mmd.teacher = "search"): the policy and value networks the
+/// rollouts play, through the set's replica 1 (own weights and buffers, published with replica
+/// 0), one search at a time (rollouts may run on several threads).
+class TeacherNets final : public SearchNets {
+ public:
+  explicit TeacherNets(NetworkSet& nets) : nets_(nets) { nets_.set_replicas(std::max(2, nets_.replicas())); }
+  void forward(int net, std::span<const float> inputs, std::span<const ActionMask> legal, std::span<float> outputs) override {
+    const std::lock_guard lock(mutex_);
+    Evaluator& e = nets_.evaluator(net == 0 ? kPolicyNet : kMmdValueNet, 1);
+    const EvaluatorInfo info = e.info();
+    const std::size_t W = static_cast<std::size_t>(info.input_width), O = static_cast<std::size_t>(info.output_width);
+    const std::size_t max = static_cast<std::size_t>(std::max(1, info.max_batch));
+    for (std::size_t at = 0; at < legal.size(); at += max) {
+      const std::size_t n = std::min(max, legal.size() - at);
+      e.evaluate(inputs.subspan(at * W, n * W), legal.subspan(at, n), outputs.subspan(at * O, n * O));
+    }
+  }
+
+ private:
+  NetworkSet& nets_;
+  std::mutex mutex_;
+};
+
 template <TraversalAdapter G>
 class MmdTrainer final : public Trainer {
  public:
@@ -56,6 +80,12 @@ class MmdTrainer final : public Trainer {
         scheduler_(make_scheduler(o.scheduler, o.scheduler_options)),
         train_rng_(derive_seed(o.seed, kTrainerStream)) {
     configure_torch_threads(o.torch_threads);
+    if (m_.teacher == "search") {
+      teacher_nets_.emplace(nets_);
+      teacher_.share = m_.search_share;
+      teacher_.settings = m_.search;
+      teacher_.nets = &*teacher_nets_;
+    }
     const TrainConfig base = o.training;
     policy_train_ = base;
     policy_train_.batch_size = m_.batch_size;
@@ -335,6 +365,7 @@ class MmdTrainer final : public Trainer {
   MmdRolloutOptions rollout_options(int it, std::span<const double> cumulative) const {
     MmdRolloutOptions r = m_.rollout;  // the bot's moves are asked for only while cloning weighs anything
     r.bc_targets = m_.rollout.bc_targets && bc_weight(it) > 0;
+    r.teacher = teacher_nets_ && bc_weight(it) > 0 ? &teacher_ : nullptr;  // searched only while cloning weighs anything
     MmdLeague& lg = r.league;
     lg.size = static_cast<int>(league_.size());
     for (std::size_t i = 0; i < league_.size(); ++i) {
@@ -622,6 +653,13 @@ class MmdTrainer final : public Trainer {
     m["samples_dropped_nonfinite"] = dropped;
     m["mean_value_target"] = policy_mem.seen() > 0 ? reward_sum / static_cast<double>(policy_mem.seen()) : 0.0;
     m["sample_digest"] = fmt::format("{:016x}", digest.value());
+    if (options.teacher != nullptr) {  // the search teacher's work in these rollouts
+      const auto searches = teacher_.searches.exchange(0), overriding = teacher_.overriding.exchange(0);
+      m["search"] = {{"decisions", searches},
+                     {"overriding_share", searches > 0 ? static_cast<double>(overriding) / static_cast<double>(searches) : 0.0},
+                     {"moves", teacher_.moves.exchange(0)},
+                     {"forwards", teacher_.forwards.exchange(0)}};
+    }
     return r;
   }
 
@@ -802,8 +840,18 @@ class MmdTrainer final : public Trainer {
         "rollouts {:.1f}s ({:.0f} actions/s)  train {:.1f}s  policy {:.3g} (KL magnet {:.3g}, entropy {:.3g}{})  value {:.3g}  "
         "digest {}",
         rollout_s_, rollout_s_ > 0 ? nodes_ / rollout_s_ : 0.0, train_s_, policy_stats_.mean_loss, pg.magnet_kl, pg.entropy,
-        policy_train_.policy_gradient.bc_weight > 0 ? fmt::format(", bot CE {:.3g}", pg.bot_cross_entropy) : "",
+        policy_train_.policy_gradient.bc_weight > 0
+            ? fmt::format(", {} CE {:.3g}{}", teacher_nets_ ? "search" : "bot", pg.bot_cross_entropy, search_note())
+            : "",
         value_stats_.mean_loss, ctx_.metrics()["sample_digest"].get<std::string>()));
+  }
+
+  /// ", N searched, x% overriding" for the log line (the search teacher's, this iteration).
+  std::string search_note() {
+    const auto& m = ctx_.metrics();
+    if (!m.contains("search")) return "";
+    return fmt::format(": {} searched, {:.0f}% overriding", m["search"]["decisions"].get<std::int64_t>(),
+                       100 * m["search"]["overriding_share"].get<double>());
   }
 
   const RunOptions o_;
@@ -812,6 +860,8 @@ class MmdTrainer final : public Trainer {
   const G game_;
   const int W_, A_;
   NetworkSet nets_;
+  std::optional<TeacherNets> teacher_nets_;  // mmd.teacher = "search"
+  mutable MmdSearchTeacher teacher_;         // rollout_options() (const) hands it out; the rollouts count into it
   std::unique_ptr<Scheduler> scheduler_;
   std::optional<Memories> mem_[2];  // the learner's only; [1] with mmd.overlap (slot())
   Rng train_rng_, policy_rng_, value_rng_;

@@ -1,0 +1,184 @@
+#pragma once
+// Determinized search over a policy network with value leaves, generic over the game (every
+// engine state has resample_hidden): the one home of the search's rule, used by the search player
+// (apps/players/search_player.cc: `search:CHECKPOINT?k=..&n=..`, its rollouts coroutines batched by
+// a scheduler across every pending game) and by MMD's search teacher (engine/traversal/mmd.h:
+// mmd.teacher = "search", expert iteration: the search's move becomes the policy's target).
+//
+// At a decision of player `me` whose network probabilities are `probs`:
+//   1. the candidates are the k most probable legal moves (ties: the lower id first);
+//   2. n deals consistent with what `me` has seen are drawn (resample_hidden), the same deals for
+//      every candidate;
+//   3. each candidate is applied on each deal and the game continues with the network playing both
+//      sides (sampled from its softmax, or greedy) for `depth` moves (0: to the end or `cap`), then
+//      the value network values the state reached (from the mover's seat, times value_scale: the
+//      game's return units), or the return as it stands when the game ended or the cap was hit;
+//   4. a candidate's value is its mean over the deals plus prior × its network probability; the
+//      search's move is the best (ties: the more probable candidate).
+//
+// determinized_search() runs steps 2–4 for one decision in lockstep: every step of the k·n
+// rollouts is one forward of the policy (and one of the value network at the leaves) through
+// SearchNets, so its batches, and so its result, depend only on the decision and the seed. Its
+// buffers are thread-local and reused: after the first search of a thread, no allocation.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/core/game.h"
+#include "engine/core/rng.h"
+#include "engine/traversal/traversal.h"
+
+namespace cfr {
+
+inline constexpr int kMaxSearchCandidates = 16;
+
+struct SearchSettings {
+  int top_k = 3;             // candidates
+  int deals = 16;            // determinizations, the same for every candidate
+  int depth = 4;             // moves before the value leaf (0: play to the end or `cap`)
+  int cap = 200;             // moves of a rollout at most, then the return as it stands
+  double prior = 5.0;        // bonus per unit of network probability (the game's return units)
+  bool sampled = true;       // rollouts sample the softmax (false: argmax, lowest id on ties)
+  double value_scale = 1.0;  // the value network's output × value_scale = the game's return units
+};
+
+/// The networks a search asks, as batches of rows: network 0 the policy (logits over the
+/// actions), network 1 the value (one output: the return of the player to move / value_scale).
+class SearchNets {
+ public:
+  virtual ~SearchNets() = default;
+  virtual void forward(int net, std::span<const float> inputs, std::span<const ActionMask> legal, std::span<float> outputs) = 0;
+};
+
+/// Step 1: the k most probable legal actions by `probs`, ties to the lower id, into `out`;
+/// returns how many (≥ 1 when legal ≠ 0).
+inline int search_candidates(const float* probs, ActionMask legal, int k, std::array<int, kMaxSearchCandidates>& out) {
+  std::array<int, kMaxTraversalActions> ids{};
+  int n = 0;
+  for (ActionMask m = legal; m != 0; m &= m - 1) ids[static_cast<std::size_t>(n++)] = std::countr_zero(m);
+  std::stable_sort(ids.begin(), ids.begin() + n, [&](int a, int b) { return probs[a] > probs[b]; });
+  n = std::min({n, k, kMaxSearchCandidates});
+  std::copy_n(ids.begin(), n, out.begin());
+  return n;
+}
+
+/// Step 4: the index of the best candidate by sum[c] / deals + prior × probs[candidate c]
+/// (strictly better replaces: ties keep the more probable).
+inline int search_choice(std::span<const double> sums, int deals, std::span<const int> candidates, const float* probs,
+                         double prior) {
+  int best = 0;
+  double best_value = -1e300;
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    const double v = sums[c] / deals + prior * probs[candidates[c]];
+    if (v > best_value) {
+      best_value = v;
+      best = static_cast<int>(c);
+    }
+  }
+  return best;
+}
+
+/// What one determinized_search did (for a caller's cost and override counts).
+struct SearchResult {
+  int action = -1;         // the search's move
+  int candidates = 0;      // how many were compared (1: no search, the network's move)
+  std::int64_t moves = 0;  // rollout moves played
+  std::int64_t forwards = 0;
+};
+
+/// Steps 1–4 at `root` (player `me` to move, `probs` its network's probabilities over the legal
+/// moves): deal j is resampled from derive_seed(seed, 0, j), its rollouts draw from
+/// derive_seed(seed, 1, j) for every candidate (common random numbers). G is a traversal game
+/// adapter (engine/traversal/traversal.h: encode, apply, input_width, num_actions).
+template <class G>
+SearchResult determinized_search(const G& game, const typename G::State& root, int me, const float* probs,
+                                 const SearchSettings& o, std::uint64_t seed, SearchNets& nets) {
+  using State = typename G::State;
+  const ActionMask root_legal = root.legal_mask();
+  std::array<int, kMaxSearchCandidates> cand{};
+  const int k = search_candidates(probs, root_legal, o.top_k, cand);
+  SearchResult result{.action = cand[0], .candidates = k};
+  if (k < 2) return result;
+  const int A = game.num_actions(), W = game.input_width();
+  const auto rows = static_cast<std::size_t>(k) * static_cast<std::size_t>(o.deals);
+  thread_local std::vector<State> states;
+  thread_local std::vector<Rng> rngs;
+  thread_local std::vector<float> in, out, probs_row;
+  thread_local std::vector<ActionMask> legal;
+  thread_local std::vector<std::uint32_t> live;
+  thread_local std::vector<double> sums;
+  states.clear();
+  rngs.clear();
+  for (int j = 0; j < o.deals; ++j) {
+    State deal = root;
+    Rng deal_rng(derive_seed(seed, 0, static_cast<std::uint64_t>(j)));
+    deal.resample_hidden(me, deal_rng);
+    for (int c = 0; c < k; ++c) {
+      states.push_back(deal);
+      rngs.emplace_back(derive_seed(seed, 1, static_cast<std::uint64_t>(j)));
+      game.apply(states.back(), cand[static_cast<std::size_t>(c)], rngs.back());
+    }
+  }
+  in.resize(rows * static_cast<std::size_t>(W));
+  out.resize(rows * static_cast<std::size_t>(A));
+  probs_row.resize(static_cast<std::size_t>(A));
+  legal.resize(rows);
+  live.resize(rows);
+  const int stop = o.depth > 0 ? std::min(o.depth, o.cap) : o.cap;
+  for (int step = 0; step < stop; ++step) {
+    std::size_t n = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+      const State& s = states[r];
+      if (s.is_terminal()) continue;
+      game.encode(s, s.current_player(), in.data() + n * static_cast<std::size_t>(W));
+      legal[n] = s.legal_mask();
+      live[n++] = static_cast<std::uint32_t>(r);
+    }
+    if (n == 0) break;
+    nets.forward(0, std::span(in.data(), n * static_cast<std::size_t>(W)), std::span(legal.data(), n),
+                 std::span(out.data(), n * static_cast<std::size_t>(A)));
+    ++result.forwards;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t r = live[i];
+      const float* logits = out.data() + i * static_cast<std::size_t>(A);
+      int a;
+      if (o.sampled) {
+        masked_softmax(logits, legal[i], A, probs_row.data());
+        a = sample_action(probs_row.data(), legal[i], rngs[r]);
+      } else {
+        a = greedy_action(logits, legal[i]);
+      }
+      game.apply(states[r], a, rngs[r]);
+      ++result.moves;
+    }
+  }
+  sums.assign(static_cast<std::size_t>(k), 0.0);
+  std::size_t n = 0;  // the leaves: rollouts stopped at their depth before the end and the cap
+  for (std::size_t r = 0; r < rows; ++r) {
+    const State& s = states[r];
+    if (o.depth > 0 && o.depth < o.cap && !s.is_terminal()) {
+      game.encode(s, s.current_player(), in.data() + n * static_cast<std::size_t>(W));
+      legal[n] = s.legal_mask();
+      live[n++] = static_cast<std::uint32_t>(r);
+    } else {
+      sums[r % static_cast<std::size_t>(k)] += s.returns(me);
+    }
+  }
+  if (n > 0) {
+    nets.forward(1, std::span(in.data(), n * static_cast<std::size_t>(W)), std::span(legal.data(), n), std::span(out.data(), n));
+    ++result.forwards;
+    for (std::size_t i = 0; i < n; ++i) {
+      const State& s = states[live[i]];
+      const double v = static_cast<double>(out[i]) * o.value_scale;
+      sums[live[i] % static_cast<std::size_t>(k)] += s.current_player() == me ? v : -v;  // zero-sum
+    }
+  }
+  result.action = cand[static_cast<std::size_t>(
+      search_choice(sums, o.deals, std::span<const int>(cand.data(), static_cast<std::size_t>(k)), probs, o.prior))];
+  return result;
+}
+
+}  // namespace cfr

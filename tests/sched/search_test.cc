@@ -1,0 +1,128 @@
+// determinized_search (engine/traversal/determinized_search.h), the search rule the search player
+// and MMD's search teacher share, on Kuhn positions whose values are known: the better move is
+// found, the prior keeps the network's move against weak evidence, one candidate is the network's
+// move with no forward, value leaves are scaled and signed from the decider's seat, and the
+// result depends only on the decision and the seed.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "engine/games/kuhn.h"
+#include "engine/traversal/determinized_search.h"
+#include "engine/traversal/traversal_games.h"
+
+using namespace cfr;
+
+namespace {
+
+using KuhnGame = SmallTraversalGame<kuhn::State>;
+
+/// A stand-in for the networks: the policy's logits are `logits` for every row, the value is
+/// `value` for every row; it counts rows.
+class FixedNets final : public SearchNets {
+ public:
+  FixedNets(std::vector<float> logits, float value) : logits_(std::move(logits)), value_(value) {}
+  void forward(int net, std::span<const float>, std::span<const ActionMask> legal, std::span<float> outputs) override {
+    if (net == 0) {
+      for (std::size_t r = 0; r < legal.size(); ++r)
+        std::copy(logits_.begin(), logits_.end(), outputs.begin() + r * logits_.size());
+      policy_rows += static_cast<long>(legal.size());
+    } else {
+      std::fill(outputs.begin(), outputs.end(), value_);
+      value_rows += static_cast<long>(legal.size());
+    }
+  }
+  long policy_rows = 0, value_rows = 0;
+
+ private:
+  std::vector<float> logits_;
+  float value_;
+};
+
+/// Kuhn after the deal (player 0 holds `card0`, player 1 `card1`) and the actions `history`.
+kuhn::State kuhn_position(int card0, int card1, std::initializer_list<int> history) {
+  kuhn::State s = kuhn::State::initial();
+  s.apply_action(card0);
+  s.apply_action(card1);
+  for (int a : history) s.apply_action(a);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("search finds the better move facing a bet: call with the king, fold with the jack") {
+  const KuhnGame game;
+  FixedNets nets({0.0F, 0.0F}, 0.0F);
+  const float probs[2] = {0.5F, 0.5F};
+  const SearchSettings o{.top_k = 2, .deals = 8, .depth = 0, .cap = 200, .prior = 0, .sampled = true, .value_scale = 1};
+  // Player 0 passed, player 1 bet: player 0 to call (bet, +2 with the king) or fold (pass, −1).
+  const SearchResult king = determinized_search(game, kuhn_position(2, 0, {kuhn::kPass, kuhn::kBet}), 0, probs, o, 7, nets);
+  CHECK(king.candidates == 2);
+  CHECK(king.action == kuhn::kBet);
+  // With the jack every deal loses a call (−2): fold (−1).
+  const SearchResult jack = determinized_search(game, kuhn_position(0, 2, {kuhn::kPass, kuhn::kBet}), 0, probs, o, 7, nets);
+  CHECK(jack.action == kuhn::kPass);
+  CHECK(jack.moves == 0);  // both candidates end the game: nothing to roll out
+}
+
+TEST_CASE("the prior keeps the network's move unless the evidence beats it") {
+  const KuhnGame game;
+  FixedNets nets({0.0F, 0.0F}, 0.0F);
+  const float probs[2] = {0.9F, 0.1F};  // the network folds the king
+  const kuhn::State s = kuhn_position(2, 0, {kuhn::kPass, kuhn::kBet});
+  SearchSettings o{.top_k = 2, .deals = 4, .depth = 0, .cap = 200, .prior = 0, .sampled = true, .value_scale = 1};
+  CHECK(determinized_search(game, s, 0, probs, o, 1, nets).action == kuhn::kBet);  // +2 against −1
+  o.prior = 40;                                                                    // 0.9·40 − 1 = 35 against 0.1·40 + 2 = 6
+  CHECK(determinized_search(game, s, 0, probs, o, 1, nets).action == kuhn::kPass);
+}
+
+TEST_CASE("one candidate is the network's move with no forward") {
+  const KuhnGame game;
+  FixedNets nets({0.0F, 0.0F}, 0.0F);
+  const float probs[2] = {0.3F, 0.7F};
+  const SearchSettings o{.top_k = 1, .deals = 64, .depth = 4, .cap = 200, .prior = 0, .sampled = true, .value_scale = 1};
+  const SearchResult r = determinized_search(game, kuhn_position(1, 0, {}), 0, probs, o, 3, nets);
+  CHECK(r.candidates == 1);
+  CHECK(r.action == kuhn::kBet);
+  CHECK(r.forwards == 0);
+  CHECK(nets.policy_rows + nets.value_rows == 0);
+}
+
+TEST_CASE("value leaves are the value network's output times value_scale from the decider's seat") {
+  const KuhnGame game;
+  const float probs[2] = {0.5F, 0.5F};
+  // Player 0 holds the king and acts first; rollouts are greedy and the policy prefers bet, so
+  // after "pass" player 1 bets and player 0 is to move (a leaf at depth 1: the value network),
+  // after "bet" player 1 calls and the game ends (+2 for the king).
+  const kuhn::State s = kuhn_position(2, 0, {});
+  const SearchSettings o{.top_k = 2, .deals = 2, .depth = 1, .cap = 200, .prior = 0, .sampled = false, .value_scale = 3};
+  FixedNets good({0.0F, 1.0F}, 1.0F);  // the mover's return 1 · 3 = +3 > +2: pass
+  const SearchResult r = determinized_search(game, s, 0, probs, o, 5, good);
+  CHECK(r.action == kuhn::kPass);
+  CHECK(good.value_rows == 2);         // one leaf per deal (after pass)
+  CHECK(good.policy_rows == 4);        // one rollout move per candidate and deal
+  FixedNets bad({0.0F, 1.0F}, -1.0F);  // −3 < +2: bet
+  CHECK(determinized_search(game, s, 0, probs, o, 5, bad).action == kuhn::kBet);
+  // From player 1's seat the same leaf (player 0 to move) counts negated.
+  FixedNets other({0.0F, 1.0F}, -1.0F);
+  const kuhn::State p1 = kuhn_position(0, 2, {kuhn::kPass});  // player 1 (king) to move after a pass
+  const SearchSettings o1{.top_k = 2, .deals = 2, .depth = 1, .cap = 200, .prior = 0, .sampled = false, .value_scale = 3};
+  // "bet": player 0 (greedy: bet = call) calls, the king wins +2; "pass": showdown, +1. Either
+  // way the game ends: no leaf.
+  CHECK(determinized_search(game, p1, 1, probs, o1, 5, other).action == kuhn::kBet);
+  CHECK(other.value_rows == 0);
+}
+
+TEST_CASE("the search depends only on the decision and the seed") {
+  const KuhnGame game;
+  const float probs[2] = {0.5F, 0.5F};
+  const kuhn::State s = kuhn_position(1, 2, {});
+  const SearchSettings o{.top_k = 2, .deals = 16, .depth = 0, .cap = 200, .prior = 0, .sampled = true, .value_scale = 1};
+  FixedNets a({0.2F, 0.0F}, 0.0F), b({0.2F, 0.0F}, 0.0F);
+  const SearchResult x = determinized_search(game, s, 0, probs, o, 11, a), y = determinized_search(game, s, 0, probs, o, 11, b);
+  CHECK(x.action == y.action);
+  CHECK(x.moves == y.moves);
+  CHECK(a.policy_rows == b.policy_rows);
+  CHECK(a.policy_rows > 0);
+}
