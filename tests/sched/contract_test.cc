@@ -242,19 +242,20 @@ TEST_CASE("a job's share of the traversals (first_index) reproduces those traver
     TraversalJob share = whole;
     share.first_index = first;
     share.num_traversals = n;
+    // The reference share: samples of traversals [first, first + n) of the whole job, the first
+    // first + n traversals less the first `first` (computed once per share, not per variant).
+    CollectingSink again(game.input_width(), game.num_actions());
+    TraversalJob prefix = whole;
+    prefix.num_traversals = first + n;
+    make_scheduler("recursive", {})->run(prefix, nets.span(), again);
+    CollectingSink head(game.input_width(), game.num_actions());
+    TraversalJob before = whole;
+    before.num_traversals = first;
+    if (first > 0) make_scheduler("recursive", {})->run(before, nets.span(), head);
     for (const auto& v : variants()) {
       INFO(v.label());
       CollectingSink part(game.input_width(), game.num_actions());
       make_scheduler(v.scheduler, v.config)->run(share, nets.span(), part);
-      // the reference share: samples of traversals [first, first + n) of the whole job
-      CollectingSink again(game.input_width(), game.num_actions());
-      TraversalJob prefix = whole;
-      prefix.num_traversals = first + n;
-      make_scheduler("recursive", {})->run(prefix, nets.span(), again);
-      CollectingSink head(game.input_width(), game.num_actions());
-      TraversalJob before = whole;
-      before.num_traversals = first;
-      if (first > 0) make_scheduler("recursive", {})->run(before, nets.span(), head);
       CHECK(again.advantage.size() - head.advantage.size() == part.advantage.size());
       CHECK(again.strategy.size() - head.strategy.size() == part.strategy.size());
       CHECK(std::equal(part.advantage.targets.begin(), part.advantage.targets.end(),
