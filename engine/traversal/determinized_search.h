@@ -83,9 +83,11 @@ inline int search_choice(std::span<const double> sums, int deals, std::span<cons
 
 /// What one determinized_search did (for a caller's cost and override counts).
 struct SearchResult {
-  int action = -1;         // the search's move
-  int candidates = 0;      // how many were compared (1: no search, the network's move)
-  std::int64_t moves = 0;  // rollout moves played
+  int action = -1;                                    // the search's move
+  int candidates = 0;                                 // how many were compared (1: no search, the network's move)
+  std::array<int, kMaxSearchCandidates> candidate{};  // the candidates, most probable first
+  std::array<double, kMaxSearchCandidates> value{};   // their mean values over the deals (no prior)
+  std::int64_t moves = 0;                             // rollout moves played
   std::int64_t forwards = 0;
 };
 
@@ -100,7 +102,7 @@ SearchResult determinized_search(const G& game, const typename G::State& root, i
   const ActionMask root_legal = root.legal_mask();
   std::array<int, kMaxSearchCandidates> cand{};
   const int k = search_candidates(probs, root_legal, o.top_k, cand);
-  SearchResult result{.action = cand[0], .candidates = k};
+  SearchResult result{.action = cand[0], .candidates = k, .candidate = cand};
   if (k < 2) return result;
   const int A = game.num_actions(), W = game.input_width();
   const auto rows = static_cast<std::size_t>(k) * static_cast<std::size_t>(o.deals);
@@ -176,9 +178,37 @@ SearchResult determinized_search(const G& game, const typename G::State& root, i
       sums[live[i] % static_cast<std::size_t>(k)] += s.current_player() == me ? v : -v;  // zero-sum
     }
   }
+  for (int c = 0; c < k; ++c) result.value[static_cast<std::size_t>(c)] = sums[static_cast<std::size_t>(c)] / o.deals;
   result.action = cand[static_cast<std::size_t>(
       search_choice(sums, o.deals, std::span<const int>(cand.data(), static_cast<std::size_t>(k)), probs, o.prior))];
   return result;
+}
+
+/// The search's improved policy at a decision (MMD's search_target = "improved"): out[a] ∝
+/// probs[a]·exp((q(a) − q̄)/temperature) over the legal actions, q(a) the candidates' values
+/// (`r`), 0 in the exponent for the others, q̄ the candidates' probs-weighted mean value. Where the
+/// search finds no difference it is `probs` itself. Writes the A entries of `out` (0 off `legal`).
+inline void improved_policy(const float* probs, ActionMask legal, int num_actions, const SearchResult& r, double temperature,
+                            float* out) {
+  double q_mean = 0, p_sum = 0;
+  for (int c = 0; c < r.candidates; ++c) {
+    q_mean += probs[r.candidate[static_cast<std::size_t>(c)]] * r.value[static_cast<std::size_t>(c)];
+    p_sum += probs[r.candidate[static_cast<std::size_t>(c)]];
+  }
+  q_mean /= std::max(p_sum, 1e-12);
+  std::fill(out, out + num_actions, 0.0F);
+  double z = 0;
+  for (ActionMask m = legal; m != 0; m &= m - 1) {
+    const int a = std::countr_zero(m);
+    double w = probs[a];
+    for (int c = 0; c < r.candidates; ++c)
+      if (r.candidate[static_cast<std::size_t>(c)] == a)
+        w *= std::exp((r.value[static_cast<std::size_t>(c)] - q_mean) / temperature);
+    out[a] = static_cast<float>(w);
+    z += w;
+  }
+  if (z > 0)
+    for (int a = 0; a < num_actions; ++a) out[a] = static_cast<float>(out[a] / z);
 }
 
 }  // namespace cfr

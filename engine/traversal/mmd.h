@@ -72,6 +72,11 @@ struct MmdLeague {
 struct MmdSearchTeacher {
   double share = 0;
   SearchSettings settings;
+  /// The target: false, the search's move (a one-hot); true, the improved policy
+  /// π(a)·exp((q(a) − q̄)/temperature) normalised, q the candidates' values (1 elsewhere), q̄
+  /// their π-weighted mean: π itself where the search finds no difference.
+  bool improved = false;
+  double temperature = 5.0;
   SearchNets* nets = nullptr;
   std::atomic<std::int64_t> searches{0}, overriding{0}, moves{0}, forwards{0};
 };
@@ -159,7 +164,11 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
       float* t = ctx.advantage.target(si);
       if (o.teacher != nullptr && ctx.rng.uniform() < o.teacher->share) {
         const SearchResult r = determinized_search(game, s, p, probs, o.teacher->settings, ctx.rng(), *o.teacher->nets);
-        t[3 * A + r.action] = 1.0F;
+        if (!o.teacher->improved) {
+          t[3 * A + r.action] = 1.0F;
+        } else if (r.candidates > 1) {
+          improved_policy(probs, legal, A, r, o.teacher->temperature, t + 3 * A);
+        }
         if (r.candidates > 1) {
           o.teacher->searches.fetch_add(1, std::memory_order_relaxed);
           if (r.action != greedy_action(logits, legal)) o.teacher->overriding.fetch_add(1, std::memory_order_relaxed);

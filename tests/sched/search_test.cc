@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "engine/games/kuhn.h"
@@ -125,4 +126,27 @@ TEST_CASE("the search depends only on the decision and the seed") {
   CHECK(x.moves == y.moves);
   CHECK(a.policy_rows == b.policy_rows);
   CHECK(a.policy_rows > 0);
+}
+
+TEST_CASE("the improved policy moves probability toward the better candidate and is the policy when values tie") {
+  SearchResult r;
+  r.candidates = 2;
+  r.candidate = {1, 0};
+  r.value = {2.0, -1.0};  // action 1: +2, action 0: −1
+  const float probs[3] = {0.5F, 0.3F, 0.2F};
+  const ActionMask legal = 0b111;
+  float out[3];
+  improved_policy(probs, legal, 3, r, 1.0, out);
+  // q̄ = (0.3·2 + 0.5·(−1)) / 0.8 = 0.125; weights 0.5·e^(−1.125), 0.3·e^(1.875), 0.2.
+  const double w0 = 0.5 * std::exp(-1.125), w1 = 0.3 * std::exp(1.875), w2 = 0.2, z = w0 + w1 + w2;
+  CHECK(out[0] == doctest::Approx(w0 / z));
+  CHECK(out[1] == doctest::Approx(w1 / z));
+  CHECK(out[2] == doctest::Approx(w2 / z));
+  CHECK(out[1] > probs[1]);
+  r.value = {0.7, 0.7};
+  improved_policy(probs, legal, 3, r, 1.0, out);
+  for (int a = 0; a < 3; ++a) CHECK(out[a] == doctest::Approx(probs[a]));
+  improved_policy(probs, 0b011, 3, r, 1.0, out);  // off the legal set: 0
+  CHECK(out[2] == 0.0F);
+  CHECK(out[0] + out[1] == doctest::Approx(1.0));
 }

@@ -84,6 +84,8 @@ class MmdTrainer final : public Trainer {
       teacher_nets_.emplace(nets_);
       teacher_.share = m_.search_share;
       teacher_.settings = m_.search;
+      teacher_.improved = m_.search_improved;
+      teacher_.temperature = m_.search_temperature;
       teacher_.nets = &*teacher_nets_;
     }
     const TrainConfig base = o.training;
