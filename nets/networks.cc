@@ -565,22 +565,44 @@ void NetworkSet::load(const std::string& path) {
 
 namespace {
 
+/// A loss on a batch: its value and the weight it was normalised by (a 0-dim tensor: the summed
+/// sample weights, or the rows), which weights a shard's gradient in data-parallel training.
+struct BatchLoss {
+  torch::Tensor loss, weight;
+};
+
+/// `mem` and `rng`: the batches' source (one learner, or learner 0 of data-parallel training);
+/// null for learner k > 0, whose rows come from learner 0 (cfg.data_parallel).
 template <class Loss>
-TrainStats train_loop(NetworkSet::Impl& im, int net, BatchSource& mem, const TrainConfig& cfg, Rng& rng, Loss&& loss_fn) {
+TrainStats train_loop(NetworkSet::Impl& im, int net, BatchSource* mem, const TrainConfig& cfg, Rng* rng, Loss&& loss_fn) {
   TrainStats st;
   const auto t0 = std::chrono::steady_clock::now();
-  if (mem.rows() == 0) return st;
-  const int b = static_cast<int>(std::min<std::int64_t>(cfg.batch_size, mem.rows()));
+  DataParallel* const dp = cfg.data_parallel;
+  const bool draws = mem != nullptr;
+  const auto& s = im.specs[static_cast<std::size_t>(net)];
+  const int in_w = s.input_width, t_w = s.sample_target_width();
+  // Learner 0 ends the other learners' steps however this returns.
+  struct EndShards {
+    DataParallel* dp;
+    int in_w, t_w;
+    ~EndShards() {
+      try {
+        if (dp != nullptr) dp->exchange_batch(-1, in_w, t_w, {}, {}, {}, {});
+      } catch (...) {  // the transport ends the job itself when it cannot reach a learner
+      }
+    }
+  } end_shards{draws ? dp : nullptr, in_w, t_w};
+  if (draws && mem->rows() == 0) return st;
+  const int b = draws ? static_cast<int>(std::min<std::int64_t>(cfg.batch_size, mem->rows())) : cfg.batch_size;
   // Batches are sampled straight into host tensors (pinned on CUDA, so the copies to the device
   // are asynchronous; loss.item() synchronises before the next batch overwrites them).
   const bool cuda = im.device.is_cuda();
   auto& hb = im.host[static_cast<std::size_t>(net)];
   if (!hb.in.defined() || hb.in.size(0) < b) {
     const auto host = torch::TensorOptions().dtype(torch::kFloat32).pinned_memory(cuda);
-    const auto& s = im.specs[static_cast<std::size_t>(net)];
-    hb.in = torch::empty({b, s.input_width}, host);
-    hb.target = torch::empty({b, s.sample_target_width()}, host);
-    hb.legal = torch::empty({b, s.sample_target_width()}, host);
+    hb.in = torch::empty({b, in_w}, host);
+    hb.target = torch::empty({b, t_w}, host);
+    hb.legal = torch::empty({b, t_w}, host);
     hb.iter = torch::empty({b}, host);
   }
   auto span_of = [b](torch::Tensor& t) {
@@ -593,38 +615,99 @@ TrainStats train_loop(NetworkSet::Impl& im, int net, BatchSource& mem, const Tra
     static_cast<torch::optim::AdamWOptions&>(g.options()).weight_decay(cfg.weight_decay);
   }
   model->train();
+  // Data-parallel: the weighted flat gradient, then the weight and the weighted loss.
+  std::vector<float> flat;
+  std::vector<torch::Tensor> params = model->parameters();
+  std::size_t grads = 0;
+  if (dp != nullptr) {
+    for (const auto& p : params) grads += static_cast<std::size_t>(p.numel());
+    flat.resize(grads + 2);
+  }
   double sum = 0, grad_norm_sum = 0;
-  for (int step = 0; step < cfg.updates; ++step) {
-    if (cfg.stop != nullptr && cfg.stop->load(std::memory_order_relaxed)) {
+  for (int step = 0; draws ? step < cfg.updates : true; ++step) {
+    if (draws && cfg.stop != nullptr && cfg.stop->load(std::memory_order_relaxed)) {
       st.stopped = true;
       break;
     }
     const auto ts0 = std::chrono::steady_clock::now();
-    mem.sample(b, rng, span_of(hb.in), span_of(hb.target), span_of(hb.legal), span_of(hb.iter));
-    const auto ts1 = std::chrono::steady_clock::now();
-    auto x = hb.in.narrow(0, 0, b).to(im.device, cuda);
-    auto target = hb.target.narrow(0, 0, b).to(im.device, cuda);
-    auto legal = hb.legal.narrow(0, 0, b).to(im.device, cuda);
-    auto iters = hb.iter.narrow(0, 0, b).to(im.device, cuda);
-    opt.zero_grad();
-    auto loss = loss_fn(im.forward_train(net, x), target, legal, iters);
-    const double l = loss.template item<double>();
-    if (!std::isfinite(l)) {
-      ++st.skipped_nonfinite;
-      continue;
+    if (draws) mem->sample(b, *rng, span_of(hb.in), span_of(hb.target), span_of(hb.legal), span_of(hb.iter));
+    int rows = b;
+    const auto te0 = std::chrono::steady_clock::now();
+    if (dp != nullptr) {
+      rows =
+          dp->exchange_batch(draws ? b : 0, in_w, t_w, span_of(hb.in), span_of(hb.target), span_of(hb.legal), span_of(hb.iter));
+      if (rows < 0) break;  // learner 0 ended this network's steps
     }
-    loss.backward();
+    const auto ts1 = std::chrono::steady_clock::now();
+    double reduce = 0;  // in the gradient sums
+    auto x = hb.in.narrow(0, 0, rows).to(im.device, cuda);
+    auto target = hb.target.narrow(0, 0, rows).to(im.device, cuda);
+    auto legal = hb.legal.narrow(0, 0, rows).to(im.device, cuda);
+    auto iters = hb.iter.narrow(0, 0, rows).to(im.device, cuda);
+    opt.zero_grad();
+    BatchLoss loss = loss_fn(im.forward_train(net, x), target, legal, iters);
+    double l = loss.loss.item<double>();
+    if (dp == nullptr) {
+      if (!std::isfinite(l)) {
+        ++st.skipped_nonfinite;
+        continue;
+      }
+      loss.loss.backward();
+    } else {
+      // This shard's gradient times its weight; the sums over the learners then divide by the
+      // summed weight: the whole batch's gradient. A non-finite loss anywhere makes the summed
+      // loss non-finite, and every learner skips the step.
+      const double w = rows > 0 ? loss.weight.item<double>() : 0.0;
+      const bool contributes = rows > 0 && w > 0 && std::isfinite(l);
+      if (contributes) loss.loss.backward();
+      std::size_t at = 0;
+      torch::NoGradGuard no_grad;
+      for (const auto& p : params) {
+        const auto n = static_cast<std::size_t>(p.numel());
+        if (contributes && p.grad().defined()) {
+          const auto g = p.grad().detach().to(torch::kCPU).contiguous();
+          const float* d = g.data_ptr<float>();
+          for (std::size_t i = 0; i < n; ++i) flat[at + i] = static_cast<float>(d[i] * w);
+        } else {
+          std::fill_n(flat.begin() + static_cast<std::ptrdiff_t>(at), n, 0.0F);
+        }
+        at += n;
+      }
+      flat[grads] = static_cast<float>(w);
+      flat[grads + 1] = rows > 0 && w > 0 ? static_cast<float>(l * w) : 0.0F;
+      const auto tr0 = std::chrono::steady_clock::now();
+      dp->sum(flat);
+      reduce = std::chrono::duration<double>(std::chrono::steady_clock::now() - tr0).count();
+      const double total = flat[grads];
+      l = total > 0 ? flat[grads + 1] / total : 0.0;
+      if (!std::isfinite(l) || !(total > 0)) {
+        ++st.skipped_nonfinite;
+        continue;
+      }
+      at = 0;
+      for (auto& p : params) {
+        const auto n = static_cast<std::size_t>(p.numel());
+        for (std::size_t i = 0; i < n; ++i) flat[at + i] = static_cast<float>(flat[at + i] / total);
+        auto g = torch::from_blob(flat.data() + at, p.sizes(), torch::kFloat32).to(p.device());
+        if (p.grad().defined())
+          p.mutable_grad().copy_(g);
+        else
+          p.mutable_grad() = g.clone();
+        at += n;
+      }
+    }
     const auto ts2 = std::chrono::steady_clock::now();
     // The norm is measured with clipping off too (an infinite bound clips nothing).
-    const double norm = torch::nn::utils::clip_grad_norm_(
-        model->parameters(), cfg.grad_clip > 0 ? cfg.grad_clip : std::numeric_limits<double>::infinity());
+    const double norm =
+        torch::nn::utils::clip_grad_norm_(params, cfg.grad_clip > 0 ? cfg.grad_clip : std::numeric_limits<double>::infinity());
     grad_norm_sum += norm;
     if (cfg.grad_clip > 0 && norm > cfg.grad_clip) ++st.clipped_steps;
     opt.step();
     if (cfg.ema_decay > 0) im.update_ema(net, cfg.ema_decay);
     const auto ts3 = std::chrono::steady_clock::now();
-    st.sample_seconds += std::chrono::duration<double>(ts1 - ts0).count();
-    st.forward_backward_seconds += std::chrono::duration<double>(ts2 - ts1).count();
+    st.sample_seconds += std::chrono::duration<double>(te0 - ts0).count();
+    st.exchange_seconds += std::chrono::duration<double>(ts1 - te0).count() + reduce;
+    st.forward_backward_seconds += std::chrono::duration<double>(ts2 - ts1).count() - reduce;
     st.step_seconds += std::chrono::duration<double>(ts3 - ts2).count();
     ++st.steps;
     sum += l;
@@ -636,31 +719,44 @@ TrainStats train_loop(NetworkSet::Impl& im, int net, BatchSource& mem, const Tra
   return st;
 }
 
-}  // namespace
-
-TrainStats NetworkSet::train(int net, BatchSource& memory, int iteration, const TrainConfig& cfg, Rng& rng) {
+/// Network `net`'s training with its declared loss: NetworkSet::train (`mem` and `rng` given) and
+/// train_shard (both null).
+TrainStats train_network(NetworkSet::Impl& im, int net, BatchSource* mem, int iteration, const TrainConfig& cfg, Rng* rng) {
   const double T = std::max(1, iteration);
-  if (spec(net).loss == NetLoss::kMaskedMse)
+  const auto& spec = im.specs[static_cast<std::size_t>(net)];
+  if (spec.loss == NetLoss::kMaskedMse)
     return train_loop(
-        *impl_, net, memory, cfg, rng,
+        im, net, mem, cfg, rng,
         [&](const torch::Tensor& pred, const torch::Tensor& target, const torch::Tensor& legal, const torch::Tensor& iters) {
           auto w = cfg.linear_weighting ? iters / T : torch::ones_like(iters);
           auto wl = legal * w.unsqueeze(1);
           auto scaled = cfg.target_scale == 1.0 ? target : target / cfg.target_scale;
-          return (wl * (pred - scaled).pow(2)).sum() / wl.sum().clamp_min(1e-12);
+          auto weight = wl.sum().clamp_min(1e-12);
+          return BatchLoss{(wl * (pred - scaled).pow(2)).sum() / weight, weight.detach()};
         });
-  if (spec(net).loss == NetLoss::kClippedPolicyGradient) {
+  if (spec.loss == NetLoss::kClippedPolicyGradient) {
     const auto& pg = cfg.policy_gradient;
     std::array<double, 5> parts{};
     TrainStats st = train_loop(
-        *impl_, net, memory, cfg, rng,
+        im, net, mem, cfg, rng,
         [&](const torch::Tensor& logits, const torch::Tensor& target, const torch::Tensor& legal, const torch::Tensor&) {
           const std::int64_t A = logits.size(1);
+          const std::int64_t rows = logits.size(0);
           auto leg = legal.narrow(1, 0, A);
           auto logp = torch::log_softmax(logits.masked_fill(leg == 0, -1e9), 1);
           auto p = logp.exp() * leg;
           auto advantage = target.narrow(1, 0, A).sum(1);
-          if (pg.normalize_advantage && advantage.size(0) > 1) {
+          if (pg.normalize_advantage && cfg.data_parallel != nullptr) {
+            // The whole batch's mean and standard deviation: sums over the learners.
+            const auto a = advantage.to(torch::kFloat64);
+            std::array<float, 3> m{static_cast<float>(a.sum().item<double>()), static_cast<float>(a.pow(2).sum().item<double>()),
+                                   static_cast<float>(rows)};
+            cfg.data_parallel->sum(m);
+            if (m[2] > 1) {
+              const double mean = m[0] / m[2], var = std::max(0.0, m[1] / m[2] - mean * mean);
+              advantage = (advantage - mean) / (std::sqrt(var) + 1e-8);
+            }
+          } else if (pg.normalize_advantage && advantage.size(0) > 1) {
             auto centred = advantage - advantage.mean();
             advantage = centred / (centred.pow(2).mean().sqrt() + 1e-8);
           }
@@ -675,29 +771,90 @@ TrainStats NetworkSet::train(int net, BatchSource& memory, int iteration, const 
           auto entropy = -(p * logp.clamp_min(-80)).sum(1);
           auto loss = (surrogate + pg.magnet_weight * kl + pg.bc_weight * bc - pg.entropy_weight * entropy).mean();
           // The parts of finite steps only (a skipped step would make every mean NaN),
-          // read in one transfer.
+          // read in one transfer. (Data-parallel: this learner's shard's parts.)
           const auto clipped = ((ratio - 1).abs() > pg.clip).to(torch::kFloat32).mean();
           const auto v = torch::stack({surrogate.mean(), kl.mean(), bc.mean(), entropy.mean(), clipped}).detach().to(torch::kCPU);
           const float* pv = v.data_ptr<float>();
           if (std::isfinite(loss.item<double>())) {
             for (int k = 0; k < 5; ++k) parts[static_cast<std::size_t>(k)] += pv[k];
           }
-          return loss;
+          return BatchLoss{loss, torch::tensor(static_cast<double>(rows))};
         });
     const double n = std::max(1, st.steps);
     st.policy_gradient = {parts[0] / n, parts[1] / n, parts[2] / n, parts[3] / n, parts[4] / n};
     return st;
   }
   return train_loop(
-      *impl_, net, memory, cfg, rng,
+      im, net, mem, cfg, rng,
       [&](const torch::Tensor& logits, const torch::Tensor& target, const torch::Tensor& legal, const torch::Tensor& iters) {
         auto w = cfg.linear_weighting ? iters / T : torch::ones_like(iters);
         // Illegal logits get a large finite negative value: log_softmax stays finite and
         // their targets are 0, so they add nothing (−∞ would give 0·∞ = NaN).
         auto masked = logits.masked_fill(legal == 0, -1e9);
         auto ce = -(target * torch::log_softmax(masked, 1)).sum(1);
-        return (w * ce).sum() / w.sum().clamp_min(1e-12);
+        auto weight = w.sum().clamp_min(1e-12);
+        return BatchLoss{(w * ce).sum() / weight, weight.detach()};
       });
+}
+
+}  // namespace
+
+TrainStats NetworkSet::train(int net, BatchSource& memory, int iteration, const TrainConfig& cfg, Rng& rng) {
+  CFR_CHECK(net >= 0 && net < size(), "network {}", net);
+  CFR_CHECK(cfg.data_parallel == nullptr || cfg.data_parallel->index() == 0, "learner {} draws no batches",
+            cfg.data_parallel->index());
+  return train_network(*impl_, net, &memory, iteration, cfg, &rng);
+}
+
+TrainStats NetworkSet::train_shard(int net, int iteration, const TrainConfig& cfg) {
+  CFR_CHECK(net >= 0 && net < size(), "network {}", net);
+  CFR_CHECK(cfg.data_parallel != nullptr && cfg.data_parallel->index() > 0, "train_shard is for learners 1..N-1");
+  return train_network(*impl_, net, nullptr, iteration, cfg, nullptr);
+}
+
+std::string NetworkSet::training_state(int net) const {
+  CFR_CHECK(net >= 0 && net < size(), "network {}", net);
+  const auto k = static_cast<std::size_t>(net);
+  torch::serialize::OutputArchive root, weights, opt;
+  impl_->train[k]->save(weights);
+  impl_->optim[k]->save(opt);
+  root.write("net", weights);
+  root.write("optim", opt);
+  std::ostringstream bytes;
+  root.save_to(bytes);
+  return std::move(bytes).str();
+}
+
+void NetworkSet::set_training_state(int net, const std::string& bytes) {
+  CFR_CHECK(net >= 0 && net < size(), "network {}", net);
+  auto& im = *impl_;
+  const auto k = static_cast<std::size_t>(net);
+  Mlp m(nullptr);
+  std::unique_ptr<torch::optim::AdamW> opt;
+  try {
+    std::istringstream in(bytes);
+    torch::serialize::InputArchive root, weights, state;
+    root.load_from(in, im.device);
+    root.read("net", weights);
+    root.read("optim", state);
+    m = im.make(net, 0);
+    m->load(weights);
+    const auto got = m->named_parameters();
+    for (const auto& p : im.train[k]->named_parameters()) {
+      const torch::Tensor* g = got.find(p.key());
+      if (g == nullptr || g->sizes() != p.value().sizes())
+        throw InputError(
+            fmt::format("network '{}': a training state whose parameter '{}' has another shape", specs_[k].name, p.key()));
+    }
+    opt = std::make_unique<torch::optim::AdamW>(m->parameters(), torch::optim::AdamWOptions(im.lr).weight_decay(im.wd));
+    opt->load(state);
+  } catch (const c10::Error& e) {
+    std::string what = e.what_without_backtrace();
+    throw InputError(
+        fmt::format("network '{}': cannot read a training state: {}", specs_[k].name, what.substr(0, what.find('\n'))));
+  }
+  im.train[k] = std::move(m);
+  im.optim[k] = std::move(opt);
 }
 
 PrecisionChoice resolve_precision(const std::string& requested, const std::string& device, int device_index) {

@@ -59,6 +59,35 @@ struct PrecisionChoice {
 };
 PrecisionChoice resolve_precision(const std::string& requested, const std::string& device, int device_index = 0);
 
+/// Data-parallel training (distributed.learners > 1, docs/distributed.md "Data-parallel
+/// learners"): what the training loop asks of the learners' transport. nets/ knows no MPI: the
+/// implementation is apps/run/distributed.cc's. Learner 0 owns the memory and draws every batch
+/// exactly as one process does; of N learners, learner k trains on rows [b·k/N, b·(k+1)/N) of
+/// each batch of b rows. After every backward, before clipping and the step, the loop hands over
+/// the flat gradient (set order of the parameters) times its shard's weight (the loss's
+/// denominator: summed sample weights, or rows), then that weight and the weighted loss; sum()
+/// makes them sums over the learners, and every learner steps on Σ weight·gradient / Σ weight —
+/// the gradient of the whole batch's loss, as one learner computes it, up to floating-point
+/// rounding. Every learner applies the same step to the same weights (the caller gives them the
+/// same starting state: NetworkSet::training_state), so their weights stay identical.
+/// Calls come from the training thread, in the same order on every learner.
+class DataParallel {
+ public:
+  virtual ~DataParallel() = default;
+  virtual int learners() const noexcept = 0;  // N ≥ 2
+  virtual int index() const noexcept = 0;     // this learner, 0..N-1; 0 draws the batches
+  /// Learner 0: sends every other learner its rows of the batch of `rows` rows just drawn into
+  /// the row-major buffers (inputs rows × input_width, targets and legal rows × target_width,
+  /// weights rows), or with rows = −1 the end of this network's training; returns its own row
+  /// count (the first rows of the buffers). Learner k > 0: receives its rows into the front of
+  /// the buffers (which hold at least TrainConfig::batch_size rows) and returns their count, or
+  /// −1 when learner 0 has ended this network's training.
+  virtual int exchange_batch(int rows, int input_width, int target_width, std::span<float> inputs, std::span<float> targets,
+                             std::span<float> legal, std::span<float> weights) = 0;
+  /// Replaces `values` by their elementwise sums over every learner (the same bits on each).
+  virtual void sum(std::span<float> values) = 0;
+};
+
 struct TrainConfig {
   int updates = 512;  // optimiser steps per network per iteration
   int batch_size = 1024;
@@ -87,6 +116,9 @@ struct TrainConfig {
   } policy_gradient{};
   /// When set (SIGINT/SIGTERM), training returns after the current step with TrainStats::stopped.
   const std::atomic<bool>* stop = nullptr;
+  /// Set: this learner trains its shard of every batch and the gradients are summed over the
+  /// learners before each step (DataParallel). Null: one learner, the whole batch.
+  DataParallel* data_parallel = nullptr;
 };
 
 struct TrainStats {
@@ -100,6 +132,7 @@ struct TrainStats {
   double sample_seconds = 0;            // drawing batches from the memory into host buffers
   double forward_backward_seconds = 0;  // copies to the device, forward, loss, backward
   double step_seconds = 0;              // gradient clipping and the AdamW step
+  double exchange_seconds = 0;          // data-parallel: shards sent or received, gradients summed (waits included)
   double mean_grad_norm = 0;            // global gradient norm before clipping, mean over steps
   int clipped_steps = 0;                // steps whose gradient norm exceeded grad_clip
   /// kClippedPolicyGradient: the means over steps of the clipped surrogate, KL(π‖magnet), the
@@ -136,6 +169,18 @@ class NetworkSet {
   /// reservoir memory, or its MergedSamples (then the weight column already holds each row's
   /// weight: train with linear_weighting on).
   TrainStats train(int net, BatchSource& memory, int iteration, const TrainConfig& cfg, Rng& rng);
+  /// Learner k > 0 of data-parallel training (cfg.data_parallel set, its index ≥ 1): the steps
+  /// of network `net` on the shards learner 0 sends, until it ends them. No memory: the batches
+  /// are learner 0's. Its TrainStats hold the whole batch's losses (the sums), as learner 0's do.
+  TrainStats train_shard(int net, int iteration, const TrainConfig& cfg);
+  /// Network `net`'s training weights and optimiser state as bytes (a LibTorch archive; no
+  /// weight average): what data-parallel learners start a network's training from, so that they
+  /// step from the same state as learner 0 whatever happened before (a resume, a
+  /// re-initialisation, published weights a traversal rank received).
+  std::string training_state(int net) const;
+  /// Sets network `net`'s training weights and optimiser state from training_state()'s bytes
+  /// (not published). Throws InputError when they do not decode to this network's shape.
+  void set_training_state(int net, const std::string& bytes);
   /// Sets network `net`'s training weights (a copy of published_weights(k) of a network of the same shape:
   /// MMD's magnet and snapshot opponents), drops its weight average if it has one, and publishes
   /// it. Throws InputError on a size mismatch.

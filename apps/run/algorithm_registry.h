@@ -99,6 +99,9 @@ struct AlgorithmInfo {
   /// Whether it runs as an MPI job (its trainer's serve_learner on the traversal ranks); else a
   /// distributed run is refused before anything runs.
   bool distributed = false;
+  /// Whether its trainer trains with data-parallel learner ranks (distributed.learners > 1:
+  /// Distributed::train on the learner, serve_training on ranks 1..N-1); else such a run is refused.
+  bool data_parallel = false;
   /// Whether checkpoint.keep_snapshots keeps Single Deep CFR's advantage snapshots (the set's
   /// first two networks: regret networks per player) that snapshots:RUN_DIR plays.
   bool advantage_snapshots = false;

@@ -218,6 +218,9 @@ std::vector<ConfigField> fields(Config& c) {
                    "average strategy itself)"),
       real_field("distributed", "timeout_seconds", c.distributed.timeout_seconds, 0.1, 1e7,
                  "mpirun runs: a traversal rank that sends nothing this long ends the run, naming it"),
+      int_field("distributed", "learners", c.distributed.learners, 1, 4096,
+                "mpirun runs: ranks 0..N-1 train every network together, each on its shard of every batch, gradients summed "
+                "with MPI_Allreduce before each step (data-parallel learners; ≤ the job's processes; 1 = rank 0 alone)"),
   };
   // [algorithm] name and [<algorithm>]: what each registered algorithm declares
   // (apps/run/algorithm_registry.h), after [network] as they always were.
@@ -263,7 +266,8 @@ std::vector<ConfigField> fields(Config& c) {
       "run.torch_threads",         "network.invariant_chunk",     "traversal.scheduler",       "traversal.parallel_shares",
       "memory.sample_pipe_blocks", "memory.sample_block_samples", "memory.check_ram",          "evaluation.eval_every",
       "evaluation.games",          "evaluation.opponents",        "evaluation.max_steps",      "evaluation.play",
-      "checkpoint.save_every",     "checkpoint.include_memories", "checkpoint.keep_snapshots", "distributed.timeout_seconds"};
+      "checkpoint.save_every",     "checkpoint.include_memories", "checkpoint.keep_snapshots", "distributed.timeout_seconds",
+      "distributed.learners"};
   for (auto& field : f)
     field.training = field.section.rfind("scheduler.", 0) != 0 &&
                      std::find(kOperational.begin(), kOperational.end(), field.section + "." + field.key) == kOperational.end();

@@ -93,6 +93,7 @@ struct CheckpointSection {
 
 struct DistributedSection {
   double timeout_seconds = 300;  // a traversal rank silent this long ends the run (naming it)
+  int learners = 1;              // ranks 0..learners-1 train every network together (data-parallel)
 };
 
 struct Config {

@@ -1,5 +1,6 @@
 #include "apps/run/distributed.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -157,17 +158,17 @@ std::unique_ptr<Distributed> Distributed::init(int* argc, char*** argv) {
   return d;
 }
 
-Distributed::~Distributed() { MPI_Finalize(); }
-
 // Broadcasts are point-to-point sends from the learner, so that a rank that does not take its
 // message within the timeout can be named (a collective would block without saying who).
-void Distributed::send_to_all(const void* data, std::size_t bytes) {
-  const int k = size_ - 1;
+void Distributed::send_to_all(const void* data, std::size_t bytes) { send_to(1, size_ - 1, kTagControl, data, bytes); }
+
+void Distributed::send_to(int first, int last, int tag, const void* data, std::size_t bytes) {
+  const int k = last - first + 1;
+  if (k <= 0) return;
   std::vector<MPI_Request> req(static_cast<std::size_t>(k));
-  for (int r = 1; r <= k; ++r)
-    check(
-        MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, r, kTagControl, MPI_COMM_WORLD, &req[static_cast<std::size_t>(r - 1)]),
-        "MPI_Isend");
+  for (int r = first; r <= last; ++r)
+    check(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, r, tag, MPI_COMM_WORLD, &req[static_cast<std::size_t>(r - first)]),
+          "MPI_Isend");
   const auto t0 = std::chrono::steady_clock::now();
   for (;;) {
     int done = 0;
@@ -175,9 +176,9 @@ void Distributed::send_to_all(const void* data, std::size_t bytes) {
     if (done) return;
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > timeout_) {
       std::string silent;
-      for (int r = 1; r <= k; ++r) {
+      for (int r = first; r <= last; ++r) {
         int one = 0;
-        MPI_Test(&req[static_cast<std::size_t>(r - 1)], &one, MPI_STATUS_IGNORE);
+        MPI_Test(&req[static_cast<std::size_t>(r - first)], &one, MPI_STATUS_IGNORE);
         if (!one) silent += fmt::format("{}{}", silent.empty() ? "" : ", ", r);
       }
       abort(fmt::format("rank {} took nothing from the learner for {:.0f} s (distributed.timeout_seconds); ending the run, "
@@ -374,6 +375,248 @@ RunStats Distributed::receive_phase(int in_w, int out_w, const std::function<voi
   return total;
 }
 
+// --- data-parallel learners -----------------------------------------------------------------
+
+namespace {
+
+using wire::kTagTrain;
+constexpr int kTagJoin = 5;  // a learner rank joins a gradient sum
+
+/// What a learner rank needs to train network `net` as the learner does: the training settings
+/// (the learner's stop flag and weight average are the learner's own) and the training state.
+std::vector<char> training_message(int net, int iteration, const TrainConfig& c, const std::string& state) {
+  std::vector<char> msg;
+  const auto& pg = c.policy_gradient;
+  const std::int32_t ints[6] = {
+      net, iteration, c.updates, c.batch_size, c.linear_weighting ? 1 : 0, pg.normalize_advantage ? 1 : 0};
+  const double reals[8] = {c.learning_rate, c.weight_decay,   c.grad_clip,  c.target_scale,
+                           pg.clip,         pg.magnet_weight, pg.bc_weight, pg.entropy_weight};
+  const std::int64_t n = static_cast<std::int64_t>(state.size());
+  put(msg, ints, sizeof ints);
+  put(msg, reals, sizeof reals);
+  put(msg, &n, sizeof n);
+  put(msg, state.data(), state.size());
+  return msg;
+}
+
+}  // namespace
+
+struct Distributed::Learners final : DataParallel {
+  Distributed* dist = nullptr;
+  MPI_Comm comm = MPI_COMM_NULL;
+  int n = 1, me = 0;
+  std::string what;  // the training under way, for messages ("network 'strategy' of iteration 3")
+  int step = 0;
+  // The learner's shards in flight: synchronous sends, so that a rank that has not taken its rows
+  // is known (and named) when a gradient sum does not complete.
+  std::vector<std::vector<char>> out;
+  std::vector<MPI_Request> sent;
+  std::vector<char> in;
+
+  int learners() const noexcept override { return n; }
+  int index() const noexcept override { return me; }
+
+  // Waits for `req`: spins first (a step's partners are usually moments away), then sleeps, so
+  // that a waiting rank leaves its core to the others on a shared host.
+  template <class OnTimeout>
+  void wait(MPI_Request& req, OnTimeout&& on_timeout) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int spins = 0;; ++spins) {
+      int done = 0;
+      check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (done) return;
+      if (spins < 2000) {
+        std::this_thread::yield();
+        continue;
+      }
+      if (me == 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > dist->timeout_) on_timeout();
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+  // The learner: the shards of the previous step were taken (a rank that has not is named).
+  void finish_sends() {
+    for (std::size_t i = 0; i < sent.size(); ++i)
+      if (sent[i] != MPI_REQUEST_NULL)
+        wait(sent[i], [&] {
+          dist->abort(
+              fmt::format("learner rank {} took no rows from the learner for {:.0f} s during the training of {} "
+                          "(distributed.timeout_seconds); ending the run, resume it from the last checkpoint with --resume",
+                          i + 1, dist->timeout_, what),
+              5);
+        });
+  }
+
+  int exchange_batch(int rows, int in_w, int t_w, std::span<float> inputs, std::span<float> targets, std::span<float> legal,
+                     std::span<float> weights) override {
+    const auto iw = static_cast<std::size_t>(in_w), tw = static_cast<std::size_t>(t_w);
+    if (me == 0) {
+      finish_sends();
+      out.resize(static_cast<std::size_t>(n - 1));
+      sent.assign(static_cast<std::size_t>(n - 1), MPI_REQUEST_NULL);
+      for (int k = 1; k < n; ++k) {
+        auto& msg = out[static_cast<std::size_t>(k - 1)];
+        msg.clear();
+        const std::int32_t count = rows < 0 ? -1 : static_cast<std::int32_t>(rows * (k + 1) / n - rows * k / n);
+        put(msg, &count, sizeof count);
+        if (count > 0) {
+          const auto first = static_cast<std::size_t>(rows * k / n), c = static_cast<std::size_t>(count);
+          put(msg, inputs.data() + first * iw, c * iw * sizeof(float));
+          put(msg, targets.data() + first * tw, c * tw * sizeof(float));
+          put(msg, legal.data() + first * tw, c * tw * sizeof(float));
+          put(msg, weights.data() + first, c * sizeof(float));
+        }
+        check(MPI_Issend(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, k, kTagTrain, MPI_COMM_WORLD,
+                         &sent[static_cast<std::size_t>(k - 1)]),
+              "MPI_Issend");
+      }
+      ++step;
+      if (rows < 0) {
+        finish_sends();
+        return -1;
+      }
+      return rows / n;
+    }
+    MPI_Status st;
+    for (int spins = 0;; ++spins) {
+      int flag = 0;
+      check(MPI_Iprobe(0, kTagTrain, MPI_COMM_WORLD, &flag, &st), "MPI_Iprobe");
+      if (flag) break;
+      if (spins < 2000)
+        std::this_thread::yield();
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    int bytes = 0;
+    MPI_Get_count(&st, MPI_BYTE, &bytes);
+    in.resize(static_cast<std::size_t>(bytes));
+    check(MPI_Recv(in.data(), bytes, MPI_BYTE, 0, kTagTrain, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+    Reader rd{in.data(), in.data() + in.size()};
+    std::int32_t count = 0;
+    rd.get(&count, sizeof count);
+    if (count < 0) return -1;
+    const auto c = static_cast<std::size_t>(count);
+    if (c * iw > inputs.size() || c * tw > targets.size() || c > weights.size())
+      throw std::runtime_error(fmt::format("the learner sent {} rows, more than a batch holds", count));
+    rd.get(inputs.data(), c * iw * sizeof(float));
+    rd.get(targets.data(), c * tw * sizeof(float));
+    rd.get(legal.data(), c * tw * sizeof(float));
+    rd.get(weights.data(), c * sizeof(float));
+    rd.finished();
+    return count;
+  }
+
+  // A collective does not say who is missing: each learner rank tells the learner, point to point,
+  // that it joins the sum (an empty message), so that one that does not is named.
+  void sum(std::span<float> values) override {
+    if (me != 0) check(MPI_Send(nullptr, 0, MPI_BYTE, 0, kTagJoin, MPI_COMM_WORLD), "MPI_Send");
+    MPI_Request req;
+    check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_FLOAT, MPI_SUM, comm, &req),
+          "MPI_Iallreduce");
+    wait(req, [&] {
+      std::string silent;
+      for (int k = 1; k < n; ++k) {
+        int joined = 0;
+        MPI_Iprobe(k, kTagJoin, MPI_COMM_WORLD, &joined, MPI_STATUS_IGNORE);
+        if (!joined) silent += fmt::format("{}{}", silent.empty() ? "" : ", ", k);
+      }
+      dist->abort(fmt::format("learner rank {} did not join step {}'s gradient sum of {} for {:.0f} s "
+                              "(distributed.timeout_seconds); ending the run, resume it from the last checkpoint with --resume",
+                              silent.empty() ? fmt::format("1..{}", n - 1) : silent, step, what, dist->timeout_),
+                  5);
+    });
+    if (me == 0)  // every learner rank joined: their notes have been sent
+      for (int k = 1; k < n; ++k)
+        check(MPI_Recv(nullptr, 0, MPI_BYTE, k, kTagJoin, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+  }
+};
+
+Distributed::~Distributed() {
+  if (learners_state_ && learners_state_->comm != MPI_COMM_NULL) MPI_Comm_free(&learners_state_->comm);
+  MPI_Finalize();
+}
+
+void Distributed::set_learners(int n) {
+  if (n > size_)
+    throw InputError(fmt::format("distributed.learners = {}: this job has {} processes (mpirun -np {} or more)", n, size_, n));
+  learners_ = std::max(1, n);
+  if (learners_ < 2 || !trains()) return;
+  auto L = std::make_unique<Learners>();
+  L->dist = this;
+  L->n = learners_;
+  L->me = rank_;
+  MPI_Group world, group;
+  check(MPI_Comm_group(MPI_COMM_WORLD, &world), "MPI_Comm_group");
+  int range[1][3] = {{0, learners_ - 1, 1}};
+  check(MPI_Group_range_incl(world, 1, range, &group), "MPI_Group_range_incl");
+  check(MPI_Comm_create_group(MPI_COMM_WORLD, group, kTagTrain, &L->comm), "MPI_Comm_create_group");
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  learners_state_ = std::move(L);
+}
+
+TrainStats Distributed::train(NetworkSet& nets, int net, BatchSource& memory, int iteration, TrainConfig cfg, Rng& rng) {
+  if (learners_ < 2) return nets.train(net, memory, iteration, cfg, rng);
+  auto& L = *learners_state_;
+  L.what = fmt::format("network '{}' of iteration {}", nets.spec(net).name, iteration);
+  L.step = 0;
+  const std::vector<char> msg = training_message(net, iteration, cfg, nets.training_state(net));
+  send_to(1, learners_ - 1, kTagTrain, msg.data(), msg.size());
+  cfg.data_parallel = &L;
+  return nets.train(net, memory, iteration, cfg, rng);
+}
+
+int Distributed::serve_training(NetworkSet& nets) {
+  if (!trains() || learners_ < 2 || learner()) return 0;
+  auto& L = *learners_state_;
+  int trained = 0;
+  std::vector<char> msg;
+  for (;;) {
+    int flag = 0;
+    MPI_Status st;
+    check(MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st), "MPI_Iprobe");
+    if (!flag) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      continue;
+    }
+    if (st.MPI_TAG != kTagTrain) return trained;  // the learner's next broadcast: training is over
+    int bytes = 0;
+    MPI_Get_count(&st, MPI_BYTE, &bytes);
+    msg.resize(static_cast<std::size_t>(bytes));
+    check(MPI_Recv(msg.data(), bytes, MPI_BYTE, 0, kTagTrain, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+    Reader rd{msg.data(), msg.data() + msg.size()};
+    std::int32_t ints[6];
+    double reals[8];
+    rd.get(ints, sizeof ints);
+    rd.get(reals, sizeof reals);
+    std::string state;
+    const auto n = rd.count<std::int64_t>("training state size");
+    if (static_cast<std::uint64_t>(n) > rd.left()) throw std::runtime_error("the learner sent a truncated training message");
+    state.assign(rd.p, static_cast<std::size_t>(n));
+    rd.p += n;
+    rd.finished();
+    const int net = ints[0];
+    if (net < 0 || net >= nets.size())
+      throw std::runtime_error(fmt::format("the learner trains network {} of {}", net, nets.size()));
+    TrainConfig cfg;
+    cfg.updates = ints[2];
+    cfg.batch_size = ints[3];
+    cfg.linear_weighting = ints[4] != 0;
+    cfg.policy_gradient.normalize_advantage = ints[5] != 0;
+    cfg.learning_rate = reals[0];
+    cfg.weight_decay = reals[1];
+    cfg.grad_clip = reals[2];
+    cfg.target_scale = reals[3];
+    cfg.policy_gradient.clip = reals[4];
+    cfg.policy_gradient.magnet_weight = reals[5];
+    cfg.policy_gradient.bc_weight = reals[6];
+    cfg.policy_gradient.entropy_weight = reals[7];
+    cfg.data_parallel = &L;
+    nets.set_training_state(net, state);
+    nets.train_shard(net, ints[1], cfg);
+    ++trained;
+  }
+}
+
 void Distributed::abort(const std::string& message, int code) {
   std::fprintf(stderr, "cfr-run (rank %d): %s\n", rank_, message.c_str());
   std::fflush(stderr);
@@ -386,6 +629,7 @@ void Distributed::abort(const std::string& message, int code) {
 std::unique_ptr<Distributed> Distributed::init(int*, char***) {
   throw InputError("this cfr-run was built without MPI (install libopenmpi-dev and reconfigure) ");
 }
+struct Distributed::Learners {};
 Distributed::~Distributed() = default;
 std::int64_t Distributed::broadcast(std::int64_t v) { return v; }
 void Distributed::broadcast(std::string&) {}
@@ -403,6 +647,14 @@ void Distributed::abort(const std::string& message, int code) {
   std::fprintf(stderr, "cfr-run: %s\n", message.c_str());
   std::_Exit(code);
 }
+void Distributed::send_to(int, int, int, const void*, std::size_t) {}
+void Distributed::set_learners(int n) {
+  if (n > 1) throw InputError(fmt::format("distributed.learners = {}: this cfr-run was built without MPI", n));
+}
+TrainStats Distributed::train(NetworkSet& nets, int net, BatchSource& memory, int iteration, TrainConfig cfg, Rng& rng) {
+  return nets.train(net, memory, iteration, cfg, rng);
+}
+int Distributed::serve_training(NetworkSet&) { return 0; }
 
 #endif
 

@@ -14,6 +14,14 @@
 // distributed.timeout_seconds ends the run with a message naming it (MPI_Abort); one that dies
 // makes mpirun end the job and name it. Every message a rank sends is checked before use
 // (sizes, counts): a malformed one ends the run naming the rank. The header is MPI-free.
+//
+// Data-parallel learners (distributed.learners = N ≥ 2): ranks 0..N-1 train every network
+// together. Rank 0 still owns the memories and draws every batch as one process does; before a
+// network's training it sends ranks 1..N-1 the network's training state (weights and optimiser)
+// and training settings, then each step their shards of the batch (rows [b·k/N, b·(k+1)/N)); every
+// learner computes its shard's gradient and MPI_Allreduce sums them, weighted by each shard's
+// share of the loss's denominator, before the step (nets/networks.h DataParallel). Ranks 1..N-1
+// traverse as well.
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -23,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "nets/networks.h"
 #include "sched/sample_pipe.h"
 #include "sched/scheduler.h"
 
@@ -33,7 +42,7 @@ namespace cfr {
 /// (tests/apps/dist_bad_rank.cc). A block carries each buffer's widths; the learner refuses a
 /// block of widths other than its own.
 namespace wire {
-inline constexpr int kTagBlock = 1, kTagEnd = 2, kTagControl = 3;
+inline constexpr int kTagBlock = 1, kTagEnd = 2, kTagControl = 3, kTagTrain = 4;
 std::vector<char> block_message(const SampleBlock& block, int first_index);
 std::vector<char> phase_end_message(const RunStats& stats, std::span<const char> record);
 }  // namespace wire
@@ -82,12 +91,34 @@ class Distributed {
   /// Ends every process of the job (after printing `message` on this one).
   [[noreturn]] void abort(const std::string& message, int code);
 
+  /// distributed.learners: ranks 0..n-1 train together (every rank calls this once, before any
+  /// training; those ranks form the learners' communicator). InputError when n exceeds the job's
+  /// processes.
+  void set_learners(int n);
+  int learners() const noexcept { return learners_; }
+  /// Whether this rank trains: the learner, or a data-parallel learner rank 1..N-1.
+  bool trains() const noexcept { return rank_ < learners_; }
+  /// The learner: network `net`'s training, as nets.train(net, memory, iteration, cfg, rng); with
+  /// N ≥ 2 learners ranks 1..N-1 first receive the network's training state and `cfg`, then train
+  /// their shards of every batch (serve_training). A learner rank that takes nothing for
+  /// timeout_seconds, or does not join a step's gradient sum, ends the run naming it (exit 5).
+  TrainStats train(NetworkSet& nets, int net, BatchSource& memory, int iteration, TrainConfig cfg, Rng& rng);
+  /// Learner ranks 1..N-1: the shards of every network the learner trains (train()), until the
+  /// learner's next broadcast is waiting (it stays unread). Returns how many networks it trained.
+  int serve_training(NetworkSet& nets);
+
+  struct Learners;  // the learners' communicator and what a step waits for (distributed.cc)
+
  private:
   Distributed() = default;
   void send_to_all(const void* data, std::size_t bytes);
+  /// Point-to-point sends to ranks [first, last] with `tag`, waited for with the timeout (a rank
+  /// that takes nothing is named).
+  void send_to(int first, int last, int tag, const void* data, std::size_t bytes);
   void receive_from_learner(void* data, std::size_t bytes);
-  int rank_ = 0, size_ = 1;
+  int rank_ = 0, size_ = 1, learners_ = 1;
   double timeout_ = 300;
+  std::unique_ptr<Learners> learners_state_;
   // Messages that arrived after their rank's end of a phase: the next phase's, in order.
   std::vector<std::deque<std::pair<int, std::vector<char>>>> carry_;
 };

@@ -63,6 +63,7 @@ RunOptions run_options(const Config& c) {
       .save_every = c.checkpoint.save_every,
       .include_memories = c.checkpoint.include_memories,
       .distributed_timeout_seconds = c.distributed.timeout_seconds,
+      .distributed_learners = c.distributed.learners,
   };
 }
 

@@ -57,6 +57,7 @@ struct RunOptions {
   int save_every = 50;
   bool include_memories = false;
   double distributed_timeout_seconds = 300;
+  int distributed_learners = 1;  // distributed.learners: data-parallel learner ranks
   // Fault injection for the tests of the non-finite policy (0 = off): set only through the
   // tests' seam (apply_test_faults, the CFR_TEST_FAULTS variable), never by a config.
   int nonfinite_target_iteration = 0;

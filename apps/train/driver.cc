@@ -163,6 +163,23 @@ int run_training(Config& cfg, const DriverOptions& opts) {
     throw InputError(fmt::format("algorithm.name = '{}' runs in one process: a distributed run (mpirun) is for {} only",
                                  algorithm.name, join_names(distributed)));
   }
+  if (cfg.distributed.learners > 1) {
+    if (opts.dist == nullptr)
+      throw InputError(
+          fmt::format("distributed.learners = {} trains on {} ranks of an MPI job: start it with mpirun -np {} (or more) "
+                      "cfr-run ...; one process is one learner (distributed.learners = 1)",
+                      cfg.distributed.learners, cfg.distributed.learners, cfg.distributed.learners));
+    if (!algorithm.data_parallel) {
+      std::vector<std::string> parallel;
+      for (const auto& name : algorithm_names())
+        if (find_algorithm(name).data_parallel) parallel.push_back(name);
+      throw InputError(
+          fmt::format("distributed.learners = {}: algorithm.name = '{}' trains on rank 0 alone; data-parallel learners "
+                      "are for {} only (distributed.learners = 1)",
+                      cfg.distributed.learners, algorithm.name, join_names(parallel)));
+    }
+  }
+  if (opts.dist != nullptr) opts.dist->set_learners(cfg.distributed.learners);
   if (algorithm.make_trainer == nullptr)
     throw std::logic_error("algorithm '" + algorithm.name + "' has no trainer registered in this program");
   RunOptions run = run_options(cfg);

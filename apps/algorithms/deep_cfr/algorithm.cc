@@ -86,6 +86,7 @@ void register_deep_cfr_algorithm(TrainerFactory make_trainer) {
       .memory = [](const Config& c, int W, int A) { return deep_cfr_memory(c, W, A, 0); },
       .opponent_bot = nullptr,
       .distributed = true,
+      .data_parallel = true,
       .advantage_snapshots = true,
       .make_trainer = make_trainer,
   });

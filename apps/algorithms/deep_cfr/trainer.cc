@@ -206,16 +206,21 @@ class DeepCfrTrainer final : public Trainer {
         const RunStats st = scheduler_->run(value_job(it, share), nets_.evaluators(), pipe, nullptr);
         pipe.flush();
         dist.send_phase_end(st);
+        dist.serve_training(nets_);  // a data-parallel learner rank: its shards of the value net's batches
         receive_weights(weights);
       }
       for (int p = 0; p < 2; ++p) {
-        if (p == 1 && o_.update_order == UpdateOrder::kAlternating) receive_weights(weights);
+        if (p == 1 && o_.update_order == UpdateOrder::kAlternating) {
+          dist.serve_training(nets_);  // advantage net 0's
+          receive_weights(weights);
+        }
         const TraversalShare share = traversal_share(o_.traversals_per_player, dist.rank(), dist.size());
         SamplePipe pipe(W_, A_, run_.pipe, [&](const SampleBlock& b) { dist.send_block(b, share.first); });
         const RunStats st = scheduler_->run(phase_job(it, p, share), nets_.evaluators(), pipe, nullptr);
         pipe.flush();
         dist.send_phase_end(st);
       }
+      dist.serve_training(nets_);  // the iteration's training (data-parallel learner ranks)
       ++iterations;
     }
     return iterations;
@@ -225,6 +230,15 @@ class DeepCfrTrainer final : public Trainer {
 
  private:
   bool learner() const { return io_.dist == nullptr || io_.dist->learner(); }
+  /// distributed.learners > 1: ranks 1..N-1 train their shards of every batch beside the learner;
+  /// the learner then trains its networks one after another on its main thread (the thread that
+  /// makes its MPI calls).
+  bool data_parallel() const { return io_.dist != nullptr && io_.dist->learners() > 1; }
+  /// Network `net`'s training of this iteration (with the learner ranks when data-parallel).
+  TrainStats train_net(int net, BatchSource& source, const TrainConfig& cfg, Rng& rng) {
+    return data_parallel() ? io_.dist->train(nets_, net, source, iter_.it, cfg, rng)
+                           : nets_.train(net, source, iter_.it, cfg, rng);
+  }
 
   /// With run.device = "cuda", each rank of a host takes its own GPU: its local rank modulo the
   /// host's GPUs (the learner, local rank 0 on its host, takes GPU 0).
@@ -275,6 +289,7 @@ class DeepCfrTrainer final : public Trainer {
     io_.dist->broadcast(std::int64_t{iter_.it});
     share_weights();
     ctx_.metrics()["ranks"] = io_.dist->size();
+    if (data_parallel()) ctx_.metrics()["learners"] = io_.dist->learners();
   }
   void share_weights() {
     std::vector<float> weights = nets_.published_weights();
@@ -335,7 +350,7 @@ class DeepCfrTrainer final : public Trainer {
     if (st.stopped) throw StepInterrupted{"value trajectories"};
     const auto t_train = Clock::now();
     if (o_.escher->reinitialize_value) nets_.reinitialize(kValueNet, iter_.it);
-    iter_.ts[kValueNet] = nets_.train(kValueNet, mem, iter_.it, value_train_, iter_.net_rng[kValueNet]);
+    iter_.ts[kValueNet] = train_net(kValueNet, mem, value_train_, iter_.net_rng[kValueNet]);
     if (iter_.ts[kValueNet].stopped) throw StepInterrupted{"value training"};
     nets_.publish(kValueNet);
     if (io_.dist != nullptr) share_weights();
@@ -406,7 +421,9 @@ class DeepCfrTrainer final : public Trainer {
     if (st.stopped) throw StepInterrupted{"traversals"};
   }
 
-  bool adv0_during_phase1() const { return o_.update_order == UpdateOrder::kSimultaneous && shares_->count() == 1; }
+  bool adv0_during_phase1() const {
+    return o_.update_order == UpdateOrder::kSimultaneous && shares_->count() == 1 && !data_parallel();
+  }
 
   BatchSource& batches(ReservoirMemory& mem, MergedSamples& view) const {
     if (!o_.merge_duplicates) return mem;
@@ -422,9 +439,8 @@ class DeepCfrTrainer final : public Trainer {
     const auto t = Clock::now();
     const int net = advantage_net(q);
     if (o_.reinitialize_advantage) nets_.reinitialize(net, iter_.it);
-    iter_.ts[static_cast<std::size_t>(net)] =
-        nets_.train(net, batches(L.advantage(q), L.merged[static_cast<std::size_t>(net)]), iter_.it, merged_config(adv_train_),
-                    iter_.net_rng[static_cast<std::size_t>(net)]);
+    iter_.ts[static_cast<std::size_t>(net)] = train_net(net, batches(L.advantage(q), L.merged[static_cast<std::size_t>(net)]),
+                                                        merged_config(adv_train_), iter_.net_rng[static_cast<std::size_t>(net)]);
     return since(t);
   }
   void wait_for_trainer() {
@@ -446,17 +462,24 @@ class DeepCfrTrainer final : public Trainer {
       trainer_.wait();
     }
     const double adv0_wait_s = since(t_train);  // what remained of adv 0's training after the phase
-    trainer_.submit([this, &L] {
+    auto adv0_and_strategy = [this, &L] {
       if (o_.update_order == UpdateOrder::kSimultaneous && !adv0_during_phase1()) iter_.adv0_train_s = train_advantage(0);
       const auto t_strat = Clock::now();
-      iter_.ts[kStrategyNet] = nets_.train(kStrategyNet, batches(L.strat, L.merged[kStrategyNet]), iter_.it,
-                                           merged_config(strat_train_), iter_.net_rng[kStrategyNet]);
+      iter_.ts[kStrategyNet] = train_net(kStrategyNet, batches(L.strat, L.merged[kStrategyNet]), merged_config(strat_train_),
+                                         iter_.net_rng[kStrategyNet]);
       iter_.strat_train_s = since(t_strat);
-    });
-    iter_.trainer_busy = true;
-    const double adv1_s = train_advantage(1);
-    iter_.trainer_busy = false;
-    trainer_.wait();
+    };
+    double adv1_s = 0;
+    if (data_parallel()) {  // one network after another, every MPI call from this thread
+      adv0_and_strategy();
+      adv1_s = train_advantage(1);
+    } else {
+      trainer_.submit(adv0_and_strategy);
+      iter_.trainer_busy = true;
+      adv1_s = train_advantage(1);
+      iter_.trainer_busy = false;
+      trainer_.wait();
+    }
     for (const auto& t : iter_.ts)
       if (t.stopped) throw StepInterrupted{"training"};
     iter_.train_s = since(t_train);
@@ -541,15 +564,17 @@ class DeepCfrTrainer final : public Trainer {
     auto& m = ctx_.metrics();
     const auto& ts = iter_.ts;
     {  // the training's own compute vs. the rest
-      double sample = 0, fb = 0, step = 0, total = 0;
+      double sample = 0, fb = 0, step = 0, exchange = 0, total = 0;
       for (const auto& t : ts) {
         sample += t.sample_seconds;
         fb += t.forward_backward_seconds;
         step += t.step_seconds;
+        exchange += t.exchange_seconds;
         total += t.seconds;
       }
       m["train_breakdown"] = {
           {"sample_seconds", sample}, {"forward_backward_seconds", fb}, {"step_seconds", step}, {"total_seconds", total}};
+      if (data_parallel()) m["train_breakdown"]["exchange_seconds"] = exchange;
     }
     m["traversal_seconds"] = iter_.traversal_s;
     m["train_seconds"] = iter_.train_s;

@@ -72,6 +72,7 @@ void register_escher_algorithm(TrainerFactory make_trainer) {
                    int A) { return deep_cfr_memory(c, W, A, c.algorithm_options.at("escher").integer("value_capacity")); },
       .opponent_bot = nullptr,
       .distributed = true,  // the traversal ranks run the value trajectories too (deep_cfr/trainer.cc)
+      .data_parallel = true,
       .advantage_snapshots = true,
       .make_trainer = make_trainer,
   });
