@@ -345,9 +345,33 @@ def setup(b, cfgs, w, torch):
             f.write(latest + ("\n" if latest else ""))
 
 
+def blas_env():
+    """The environment of every case. The LibTorch apps call select_blas_kernels first thing
+    (engine/core/resources.h): where OpenBLAS does not know this CPU they set OPENBLAS_CORETYPE
+    to the kernels made for its vector units and execute themselves again, loading LibTorch twice
+    (about 0.6 s of CPU each time). A case only checks flags and messages: the variable is set here
+    as that re-execution would set it (SkylakeX with AVX-512, Haswell with AVX2; a user's value is
+    kept), so each case loads LibTorch once (docs/ci.md)."""
+    env = dict(os.environ)
+    if "OPENBLAS_CORETYPE" not in env:
+        try:
+            with open("/proc/cpuinfo") as f:
+                flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])
+        except OSError:
+            flags = []
+        core = "SkylakeX" if "avx512f" in flags else "Haswell" if "avx2" in flags else ""
+        if core:
+            env["OPENBLAS_CORETYPE"] = core
+    return env
+
+
+ENV = blas_env()
+
+
 def execute(case, w):
     try:
-        p = subprocess.run(case.argv, capture_output=True, text=True, timeout=TIMEOUT_S, cwd=w, stdin=subprocess.DEVNULL)
+        p = subprocess.run(case.argv, capture_output=True, text=True, timeout=TIMEOUT_S, cwd=w, stdin=subprocess.DEVNULL,
+                           env=ENV)
         case.got_rc = p.returncode if p.returncode >= 0 else f"signal {-p.returncode}"
         text = p.stderr if p.stderr.strip() else p.stdout
     except subprocess.TimeoutExpired:
