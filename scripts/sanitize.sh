@@ -5,6 +5,7 @@
 #   scripts/sanitize.sh            # both
 #   scripts/sanitize.sh address    # address+undefined only (build-asan/)
 #   scripts/sanitize.sh thread     # thread only (build-tsan/): the scheduler tests and cfr-serve's (label threads)
+# Labels left out here (convergence, one_thread) are run by scripts/test.sh (tests/README.md).
 # The address build is -O1 (ASan's and OSS-Fuzz's level), NDEBUG as in Release: it compiles in
 # 57% of -O3's CPU time and its tests take no longer (docs/ci.md). The thread build stays -O3:
 # its tests are most of its time and ran longer at -O1 here (not measured on a quiet machine).
@@ -20,15 +21,18 @@ export TSAN_OPTIONS=second_deadlock_stack=1
 for kind in "${kinds[@]}"; do
   case "$kind" in
     address)
-      # Everything the default suite runs without LibTorch: every target of this configuration is a test's.
+      # Everything the default suite runs without LibTorch (every target of this configuration is a
+      # test's) but the Leduc convergence curves (label convergence: scripts/test.sh runs them, and
+      # their code runs here in the short cases; tests/README.md).
       cmake -S . -B build-asan "${common[@]}" -DCFR_SANITIZE=address "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"
       cmake --build build-asan
-      ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -LE slow ;;
+      ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -LE 'slow|convergence' ;;
     thread)
-      # Only what the sched and threads labels run (the scheduler tests, cfr-serve and its pages).
+      # Only what the sched and threads labels run (the scheduler tests, cfr-serve and its pages),
+      # less the cases that start no thread (label one_thread: the other stages run them).
       cmake -S . -B build-tsan "${common[@]}" -DCFR_SANITIZE=thread "-DCMAKE_CXX_FLAGS_RELEASE=-O3 -DNDEBUG"
       cmake --build build-tsan --target sched_tests cfr-serve cfr_serve_www
-      ctest --test-dir build-tsan --output-on-failure -j "$(nproc)" -L 'sched|threads' -LE slow ;;
+      ctest --test-dir build-tsan --output-on-failure -j "$(nproc)" -L 'sched|threads' -LE 'slow|one_thread' ;;
     *) echo "sanitize.sh: unknown sanitizer '$kind' (valid: address, thread)" >&2; exit 2 ;;
   esac
 done

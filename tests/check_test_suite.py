@@ -4,11 +4,15 @@
 - every doctest case of every test executable is a CTest test of the same name, and the counts
   agree (a name CMake would split at ';' runs nothing and doctest exits 0: such a case fails here);
 - no test case name holds ';';
-- every CTest test has a label, and every label is documented in tests/README.md's label table.
+- every CTest test has a label, and every label is documented in tests/README.md's label table;
+- every doctest case tests/ci_schedule.cmake names (labels and COST of single cases, in the
+  generated BUILD_DIR/tests/ci_doctest_cases.cmake) is a case of a test executable: a renamed
+  case would lose its label silently.
 
 Prints "ok: suite: ..." or "FAIL: suite: ..." (exit 1).
 """
 import json
+import os
 import re
 import subprocess
 import sys
@@ -48,6 +52,7 @@ if unlabelled:
     fail(f"{len(unlabelled)} tests have no label, e.g. {unlabelled[:5]}")
 
 cases_total = 0
+all_cases = set()
 for exe, registered in sorted(by_exe.items()):
     out = subprocess.run([exe, "--list-test-cases"], capture_output=True, text=True)
     if out.returncode != 0:
@@ -69,10 +74,19 @@ for exe, registered in sorted(by_exe.items()):
         fail(f"{exe}: doctest lists {len(names)} cases, CTest runs {len(registered)}; "
              f"not in CTest: {missing[:3]}; not in doctest: {extra[:3]}")
     cases_total += len(names)
+    all_cases.update(names)
+
+scheduled_file = os.path.join(build, "tests", "ci_doctest_cases.cmake")
+scheduled = re.findall(r"^set_tests_properties\(\[==\[(.*?)\]==\]", open(scheduled_file).read(), re.M) \
+    if os.path.exists(scheduled_file) else []
+unknown = sorted(set(scheduled) - all_cases)
+if unknown:
+    fail(f"tests/ci_schedule.cmake names {len(unknown)} doctest case(s) no executable has: {unknown[:3]}")
 
 documented = set(re.findall(r"^\| `([a-z_0-9]+)` \|", open(readme).read(), re.M))
 undocumented = sorted(labels_used - documented)
 if undocumented:
     fail(f"labels not documented in tests/README.md: {undocumented}")
 print(f"ok: suite: {len(tests)} tests, all labelled ({len(labels_used)} labels, all documented); "
-      f"{cases_total} doctest cases in {len(by_exe)} executables, each a CTest test")
+      f"{cases_total} doctest cases in {len(by_exe)} executables, each a CTest test; "
+      f"{len(scheduled)} cases named in tests/ci_schedule.cmake, all found")
