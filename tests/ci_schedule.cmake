@@ -23,8 +23,8 @@ endif()
 # Tests added in this directory: "name|Release s|address s" (thread: only serve.* and sched run,
 # and the serve tests are short there). A test this configuration does not have is skipped.
 set(cfr_costs
-  "sweep.bad_flags_of_the_torch_apps_exit_2_naming_the_flag|160|0"
-  "sweep.bad_flags_exit_2_naming_the_flag|115|4"
+  "sweep.bad_flags_of_the_torch_apps_exit_2_naming_the_flag|98|0"
+  "sweep.bad_flags_exit_2_naming_the_flag|66|4"
   "cli.eval_during_training_evaluates_the_newest_complete_checkpoint|80|0"
   "nets.gpu_build_configuration|60|0"
   "run.sigkill_at_random_moments_then_resume|55|0"
@@ -72,7 +72,7 @@ set(cfr_cases
   "outcome sampling equals the plain implementation with every option changed|sched,one_thread|0|1|2"
   "coroutine external sampling with tabular regrets reaches NashConv 0.05 on Kuhn|sched,one_thread|0|0|1"
   "ESCHER with tabular regrets and exact history values reaches NashConv 0.05 on Kuhn|sched,one_thread|0|0|1"
-  "a job's share of the traversals (first_index) reproduces those traversals of the whole job, in order|sched|3|5|35"
+  "a job's share of the traversals (first_index) reproduces those traversals of the whole job, in order|sched|1|5|26"
   "every scheduler produces bitwise identical Lost Cities samples whatever its window, threads or batch limit|sched|1|7|54"
   "every scheduler produces identical samples with the network opponent and uniform fallback|sched|1|5|32"
   "stopping mid-run ends every scheduler early, leaking nothing|sched|1|3|18"
