@@ -10,6 +10,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/core/errors.h"
 
@@ -380,7 +381,8 @@ RunStats Distributed::receive_phase(int in_w, int out_w, const std::function<voi
 namespace {
 
 using wire::kTagTrain;
-constexpr int kTagJoin = 5;  // a learner rank joins a gradient sum
+constexpr int kTagJoin = 5;                // a learner rank joins a gradient sum
+constexpr int kTagPing = 6, kTagPong = 7;  // rank 0 asks, at a timeout, which learner ranks still answer
 
 /// What a learner rank needs to train network `net` as the learner does: the training settings
 /// (the learner's stop flag and weight average are the learner's own) and the training state.
@@ -430,8 +432,49 @@ struct Distributed::Learners final : DataParallel {
         continue;
       }
       if (me == 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > dist->timeout_) on_timeout();
+      if (me != 0) answer_ping();
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
+  }
+  // A learner rank, waiting: rank 0 asks whether it is alive (it timed out on a gradient sum).
+  void answer_ping() {
+    int flag = 0;
+    MPI_Iprobe(0, kTagPing, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    if (!flag) return;
+    char token = 0;
+    MPI_Recv(&token, 1, MPI_BYTE, 0, kTagPing, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(&token, 1, MPI_BYTE, 0, kTagPong, MPI_COMM_WORLD);
+  }
+  // Rank 0, at a timeout: the learner ranks that do not answer within a few seconds. A collective
+  // does not say who is missing, and a rank stopped inside the previous sum keeps the others
+  // waiting there too; those others still answer from their waits.
+  std::vector<int> unanswered() {
+    const auto k = static_cast<std::size_t>(n - 1);
+    std::vector<char> token(k, 0), pong(k, 0);
+    std::vector<MPI_Request> ping(k), back(k);
+    for (int r = 1; r < n; ++r) {
+      const auto i = static_cast<std::size_t>(r - 1);
+      MPI_Isend(&token[i], 1, MPI_BYTE, r, kTagPing, MPI_COMM_WORLD, &ping[i]);
+      MPI_Irecv(&pong[i], 1, MPI_BYTE, r, kTagPong, MPI_COMM_WORLD, &back[i]);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const double patience = std::clamp(dist->timeout_, 1.0, 10.0);
+    std::vector<char> answered(k, 0);
+    for (;;) {
+      bool all = true;
+      for (std::size_t i = 0; i < k; ++i) {
+        int done = answered[i];
+        if (!done) MPI_Test(&back[i], &done, MPI_STATUS_IGNORE);
+        answered[i] = static_cast<char>(done);
+        all = all && done;
+      }
+      if (all || std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > patience) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    std::vector<int> mute;
+    for (std::size_t i = 0; i < k; ++i)
+      if (!answered[i]) mute.push_back(static_cast<int>(i) + 1);
+    return mute;
   }
   // The learner: the shards of the previous step were taken (a rank that has not is named).
   void finish_sends() {
@@ -481,10 +524,12 @@ struct Distributed::Learners final : DataParallel {
       int flag = 0;
       check(MPI_Iprobe(0, kTagTrain, MPI_COMM_WORLD, &flag, &st), "MPI_Iprobe");
       if (flag) break;
-      if (spins < 2000)
+      if (spins < 2000) {
         std::this_thread::yield();
-      else
+      } else {
+        answer_ping();
         std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
     }
     int bytes = 0;
     MPI_Get_count(&st, MPI_BYTE, &bytes);
@@ -513,15 +558,22 @@ struct Distributed::Learners final : DataParallel {
     check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_FLOAT, MPI_SUM, comm, &req),
           "MPI_Iallreduce");
     wait(req, [&] {
-      std::string silent;
+      std::vector<int> silent;
       for (int k = 1; k < n; ++k) {
         int joined = 0;
         MPI_Iprobe(k, kTagJoin, MPI_COMM_WORLD, &joined, MPI_STATUS_IGNORE);
-        if (!joined) silent += fmt::format("{}{}", silent.empty() ? "" : ", ", k);
+        if (!joined) silent.push_back(k);
       }
-      dist->abort(fmt::format("learner rank {} did not join step {}'s gradient sum of {} for {:.0f} s "
-                              "(distributed.timeout_seconds); ending the run, resume it from the last checkpoint with --resume",
-                              silent.empty() ? fmt::format("1..{}", n - 1) : silent, step, what, dist->timeout_),
+      // Those that did not join, or, when the one missing keeps the others inside the previous
+      // sum (they joined it), those that do not answer.
+      const std::vector<int> mute = unanswered();
+      if (!mute.empty()) silent = mute;
+      const std::string who = silent.empty()       ? fmt::format("learner ranks 1..{} answer but", n - 1)
+                              : silent.size() == 1 ? fmt::format("learner rank {} is silent:", silent[0])
+                                                   : fmt::format("learner ranks {} are silent:", fmt::join(silent, ", "));
+      dist->abort(fmt::format("{} step {}'s gradient sum of {} did not complete in {:.0f} s (distributed.timeout_seconds); "
+                              "ending the run, resume it from the last checkpoint with --resume",
+                              who, step, what, dist->timeout_),
                   5);
     });
     if (me == 0)  // every learner rank joined: their notes have been sent
