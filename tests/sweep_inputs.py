@@ -206,6 +206,8 @@ def is_real(shown):
 
 # Keys where 0 is meaningful (the reason goes into the table); every other numeric key must refuse 0.
 ZERO_OK = {
+    "mmd.search_share": "0 = no search (the bot teacher)", "mmd.search_depth": "0 = rollouts to the end",
+    "mmd.search_prior": "no prior bonus",
     "run.seed": "seed 0", "run.max_minutes": "0 = no limit", "rules.n_handshakes": "no wager cards",
     "rules.expedition_penalty": "no penalty", "rules.bonus_amount": "no bonus", "network.invariant_chunk": "0 = off",
     "traversal.max_nodes_per_traversal": "0 = no cap", "traversal.regret_matching_epsilon": "plain regret matching",
