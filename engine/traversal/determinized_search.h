@@ -108,7 +108,8 @@ SearchResult determinized_search(const G& game, const typename G::State& root, i
   const auto rows = static_cast<std::size_t>(k) * static_cast<std::size_t>(o.deals);
   thread_local std::vector<State> states;
   thread_local std::vector<Rng> rngs;
-  thread_local std::vector<float> in, out, probs_row;
+  thread_local std::vector<float> in, out;
+  std::array<float, kMaxTraversalActions> probs_row{};
   thread_local std::vector<ActionMask> legal;
   thread_local std::vector<std::uint32_t> live;
   thread_local std::vector<double> sums;
@@ -126,7 +127,6 @@ SearchResult determinized_search(const G& game, const typename G::State& root, i
   }
   in.resize(rows * static_cast<std::size_t>(W));
   out.resize(rows * static_cast<std::size_t>(A));
-  probs_row.resize(static_cast<std::size_t>(A));
   legal.resize(rows);
   live.resize(rows);
   const int stop = o.depth > 0 ? std::min(o.depth, o.cap) : o.cap;

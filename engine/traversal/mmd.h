@@ -65,18 +65,22 @@ struct MmdLeague {
   std::array<std::int8_t, kMaxOpponents> bot{}, net{}, greedy{};
 };
 
-/// MMD's search teacher (mmd.teacher = "search"): on `share` of the learning decisions, the
-/// search's move over `nets` (the networks the rollouts play: policy and value) is the cloning
-/// target. Its counters are the rollouts' (atomic: rollouts may run on several threads); the
-/// trainer reads and resets them after each iteration's rollouts.
-struct MmdSearchTeacher {
-  double share = 0;
+/// MMD's search teacher as configured (mmd.teacher = "search", mmd.search_*).
+struct MmdSearchTeacherOptions {
+  double share = 0;  // of the learning decisions searched (0: no teacher)
   SearchSettings settings;
   /// The target: false, the search's move (a one-hot); true, the improved policy
-  /// π(a)·exp((q(a) − q̄)/temperature) normalised, q the candidates' values (1 elsewhere), q̄
-  /// their π-weighted mean: π itself where the search finds no difference.
+  /// (improved_policy(): π itself where the search finds no difference).
   bool improved = false;
   double temperature = 5.0;
+};
+
+/// MMD's search teacher at work: on `options.share` of the learning decisions, the search over
+/// `nets` (the networks the rollouts play: policy and value) gives the cloning target. Its
+/// counters are the rollouts' (atomic: rollouts may run on several threads); the trainer reads
+/// and resets them after each iteration's rollouts.
+struct MmdSearchTeacher {
+  MmdSearchTeacherOptions options;
   SearchNets* nets = nullptr;
   std::atomic<std::int64_t> searches{0}, overriding{0}, moves{0}, forwards{0};
 };
@@ -162,12 +166,12 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
       masked_softmax(logits, legal, A, probs);
       if (o.magnet) masked_softmax(magnet, legal, A, magnet);
       float* t = ctx.advantage.target(si);
-      if (o.teacher != nullptr && ctx.rng.uniform() < o.teacher->share) {
-        const SearchResult r = determinized_search(game, s, p, probs, o.teacher->settings, ctx.rng(), *o.teacher->nets);
-        if (!o.teacher->improved) {
+      if (o.teacher != nullptr && ctx.rng.uniform() < o.teacher->options.share) {
+        const SearchResult r = determinized_search(game, s, p, probs, o.teacher->options.settings, ctx.rng(), *o.teacher->nets);
+        if (!o.teacher->options.improved) {
           t[3 * A + r.action] = 1.0F;
         } else if (r.candidates > 1) {
-          improved_policy(probs, legal, A, r, o.teacher->temperature, t + 3 * A);
+          improved_policy(probs, legal, A, r, o.teacher->options.temperature, t + 3 * A);
         }
         if (r.candidates > 1) {
           o.teacher->searches.fetch_add(1, std::memory_order_relaxed);

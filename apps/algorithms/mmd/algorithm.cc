@@ -46,16 +46,16 @@ MmdOptions mmd_options(const Config& c) {
           .capacity = m.integer("capacity"),
           .bot = m.text("bot"),
           .teacher = m.text("teacher"),
-          .search_share = search_teacher ? m.real("search_share") : 0.0,
-          .search = {.top_k = static_cast<int>(m.integer("search_k")),
-                     .deals = static_cast<int>(m.integer("search_deals")),
-                     .depth = static_cast<int>(m.integer("search_depth")),
-                     .cap = static_cast<int>(m.integer("search_cap")),
-                     .prior = m.real("search_prior"),
-                     .sampled = true,
-                     .value_scale = m.real("reward_scale")},
-          .search_improved = m.text("search_target") == "improved",
-          .search_temperature = m.real("search_temperature"),
+          .search = {.share = search_teacher ? m.real("search_share") : 0.0,
+                     .settings = {.top_k = static_cast<int>(m.integer("search_k")),
+                                  .deals = static_cast<int>(m.integer("search_deals")),
+                                  .depth = static_cast<int>(m.integer("search_depth")),
+                                  .cap = static_cast<int>(m.integer("search_cap")),
+                                  .prior = m.real("search_prior"),
+                                  .sampled = true,
+                                  .value_scale = m.real("reward_scale")},
+                     .improved = m.text("search_target") == "improved",
+                     .temperature = m.real("search_temperature")},
           .opponents = m.list("opponents"),
           .initial_policy = m.text("initial_policy"),
           .opponent_priority = m.real("opponent_priority"),
@@ -84,9 +84,9 @@ namespace {
 void validate_mmd(const Config& c, const KeyOrigin& origin) {
   const AlgorithmSettings& m = c.algorithm_options.at("mmd");
   const bool search_teacher = m.text("teacher") == "search";
-  for (const char* key : {"bc_weight", "bot_share"})
-    if (const double value = m.real(key);
-        value > 0 && c.run.game != "lost_cities" && !(search_teacher && key == std::string("bc_weight")))
+  // The bot's moves are needed by bot_share, and by bc_weight unless the search teaches.
+  for (const std::string key : {"bc_weight", "bot_share"})
+    if (const double value = m.real(key); value > 0 && c.run.game != "lost_cities" && !(search_teacher && key == "bc_weight"))
       throw InputError(
           fmt::format("{}: mmd.{} = {}: mmd.bc_weight and mmd.bot_share need a game with bots (run.game = "
                       "'lost_cities'); this run's game is '{}'",

@@ -30,10 +30,7 @@ struct MmdOptions {
   /// decision) or "search" (determinized search over the rollouts' networks on search_share of
   /// them: expert iteration; docs/mmd.md "Search teacher").
   std::string teacher = "bot";
-  double search_share = 0;
-  SearchSettings search;            // its value_scale is reward_scale
-  bool search_improved = false;     // mmd.search_target = "improved" (else "move")
-  double search_temperature = 5.0;  // the improved target's temperature (points)
+  MmdSearchTeacherOptions search;  // mmd.search_* (share 0 unless teacher = "search"; value_scale = reward_scale)
   /// The league (rollout.opponent_share of the rollouts): fixed opponents, each a bot's name or
   /// checkpoint:PATH, drawn with weight max(1 − r, 0.02)^opponent_priority where r is the
   /// learner's running score rate against it (wins + draws / 2 over games, both decayed by

@@ -80,12 +80,9 @@ class MmdTrainer final : public Trainer {
         scheduler_(make_scheduler(o.scheduler, o.scheduler_options)),
         train_rng_(derive_seed(o.seed, kTrainerStream)) {
     configure_torch_threads(o.torch_threads);
-    if (m_.teacher == "search") {
+    if (m_.search.share > 0) {  // mmd.teacher = "search" (validated)
       teacher_nets_.emplace(nets_);
-      teacher_.share = m_.search_share;
-      teacher_.settings = m_.search;
-      teacher_.improved = m_.search_improved;
-      teacher_.temperature = m_.search_temperature;
+      teacher_.options = m_.search;
       teacher_.nets = &*teacher_nets_;
     }
     const TrainConfig base = o.training;
