@@ -407,6 +407,52 @@ std::vector<float> rewire_inputs(std::span<const float> weights, int hidden, int
   return out;
 }
 
+std::vector<float> grow_mlp(std::span<const float> weights, const MlpShape& from, int to_hidden, int to_layers,
+                            const std::string& activation, std::uint64_t seed) {
+  const int h = from.hidden, L = from.layers, I = from.inputs, O = from.outputs;
+  if (h <= 0 || L <= 0 || I <= 0 || O <= 0)
+    throw InputError(fmt::format("grow_mlp: a {}-input {}-output network of {} × {} is not a network", I, O, L, h));
+  if (to_hidden < h || to_layers < L)
+    throw InputError(fmt::format("grow_mlp: a {} × {} network cannot shrink to {} × {}", L, h, to_layers, to_hidden));
+  if (to_layers > L && activation != "relu")
+    throw InputError(
+        fmt::format("grow_mlp: layers are added as identities, which only relu keeps (activation '{}')", activation));
+  const auto sz = [](int a, int b) { return static_cast<std::size_t>(a) * static_cast<std::size_t>(b); };
+  const std::size_t want = sz(h, I) + sz(h, 1) + sz(L - 1, sz(h, h) + sz(h, 1)) + sz(O, h) + sz(O, 1);
+  if (weights.size() != want)
+    throw InputError(
+        fmt::format("grow_mlp: {} weights given; a {}-input {}-output {} × {} network has {}", weights.size(), I, O, L, h, want));
+  const int H = to_hidden;
+  Rng rng(seed);
+  std::vector<float> out;
+  out.reserve(sz(H, I) + sz(H, 1) + sz(to_layers - 1, sz(H, H) + sz(H, 1)) + sz(O, H) + sz(O, 1));
+  std::size_t at = 0;  // read position in `weights`
+  for (int layer = 0; layer < L; ++layer) {
+    const int in_old = layer == 0 ? I : h, in_new = layer == 0 ? I : H;
+    const double bound = 1.0 / std::sqrt(static_cast<double>(in_new));
+    for (int r = 0; r < H; ++r)
+      for (int c = 0; c < in_new; ++c) {
+        if (r < h)
+          out.push_back(c < in_old ? weights[at + sz(r, in_old) + static_cast<std::size_t>(c)] : 0.0F);
+        else
+          out.push_back(static_cast<float>((2 * rng.uniform() - 1) * bound));
+      }
+    at += sz(h, in_old);
+    for (int r = 0; r < H; ++r) out.push_back(r < h ? weights[at + static_cast<std::size_t>(r)] : 0.0F);
+    at += static_cast<std::size_t>(h);
+  }
+  for (int layer = L; layer < to_layers; ++layer) {
+    for (int r = 0; r < H; ++r)
+      for (int c = 0; c < H; ++c) out.push_back(r == c ? 1.0F : 0.0F);
+    out.insert(out.end(), static_cast<std::size_t>(H), 0.0F);
+  }
+  for (int o = 0; o < O; ++o)
+    for (int c = 0; c < H; ++c) out.push_back(c < h ? weights[at + sz(o, h) + static_cast<std::size_t>(c)] : 0.0F);
+  at += sz(O, h);
+  out.insert(out.end(), weights.begin() + static_cast<std::ptrdiff_t>(at), weights.end());
+  return out;
+}
+
 void NetworkSet::set_weights(int net, std::span<const float> weights) {
   CFR_CHECK(net >= 0 && net < size(), "network {}", net);
   const auto want = static_cast<std::size_t>(parameters(net));

@@ -240,6 +240,23 @@ class NetworkSet {
 /// out of range.
 std::vector<float> rewire_inputs(std::span<const float> weights, int hidden, int old_inputs, std::span<const int> column_of);
 
+/// The shape of an MLP's hidden layers: `layers` layers of `hidden` units each.
+struct MlpShape {
+  int inputs = 0, outputs = 0, hidden = 0, layers = 0;
+};
+
+/// The weights (published_weights(net)'s layout) of an MLP of shape `from` grown to `to_hidden`
+/// units per layer and `to_layers` layers (each at least `from`'s), computing exactly what it
+/// did (net2net growth, Chen et al. 2016): a new unit reads the previous layer through random
+/// weights (uniform in ±1/√fan-in, from `seed`) and is read with zero weights by every old unit and
+/// by the output layer, so it only starts to matter once training gives its outgoing weights a
+/// value; old units read new ones with zero weights. Added layers (relu only: relu(x) = x for the
+/// non-negative activations they receive) come after the last hidden layer as identity matrices
+/// with zero biases. InputError for a smaller shape, a `weights` size that is not `from`'s, or
+/// added layers with another activation than relu.
+std::vector<float> grow_mlp(std::span<const float> weights, const MlpShape& from, int to_hidden, int to_layers,
+                            const std::string& activation, std::uint64_t seed);
+
 /// Sets torch to `threads` intra-op threads and OpenBLAS, when it is the loaded BLAS, to 1 thread
 /// (through openblas_set_num_threads: OPENBLAS_NUM_THREADS is only read when the library loads).
 void configure_torch_threads(int threads);

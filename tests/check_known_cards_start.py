@@ -6,7 +6,9 @@ them, and sits in its league (docs/mmd.md):
      its first layer was widened for both blocks;
   2. after one iteration at a learning rate of 1e-12 the new policy plays exactly as the shipped
      agent: the two, greedy, on duplicate deals, score the same (difference 0.0, win rate 0.5);
-  3. a policy trained with other rules is refused (exit 2) naming mmd.initial_policy.
+  3. the same start into a larger network (3 layers of 320 units where the agent has 2 of 256) is
+     grown (grow_mlp): the run says so, and it too plays exactly as the shipped agent;
+  4. a policy trained with other rules is refused (exit 2) naming mmd.initial_policy.
 Prints "ok: ..." or "FAIL: ..." (exit 1)."""
 import json
 import os
@@ -43,21 +45,35 @@ p = cfr_run(widened, "optimization.learning_rate=1e-12")
 if "first layer widened with zero weights for encoding.opponent_known_cards, encoding.slot_cards" not in p.stdout + p.stderr:
     fail(f"the run does not say it widened the initial policy: {p.stdout[-800:]}")
 
-m = subprocess.run([arena, "--bot0", f"checkpoint:{widened}", "--bot1",
-                    f"checkpoint:{os.path.join(src, 'models', 'lost-cities-mmd')}", "--games", "20", "--seed", "3", "--json"],
-                   capture_output=True, text=True, timeout=300, cwd=work)
-if m.returncode != 0:
-    fail(f"cfr-arena: exit {m.returncode}: {m.stderr[-800:]}")
-r = json.loads(m.stdout)
-for k in ("avg_score_diff", "win_rate", "wins", "games"):
-    if k not in r:
-        fail(f"cfr-arena's report has no {k}")
-if r["games"] != 20 or r["avg_score_diff"] != 0.0 or r["win_rate"] != 0.5 or r["wins"] == 0:
-    fail(f"the widened policy does not play as the shipped agent: {r}")
+
+
+def against_shipped(run_dir, what):
+    m = subprocess.run([arena, "--bot0", f"checkpoint:{run_dir}", "--bot1",
+                        f"checkpoint:{os.path.join(src, 'models', 'lost-cities-mmd')}", "--games", "20", "--seed", "3", "--json"],
+                       capture_output=True, text=True, timeout=300, cwd=work)
+    if m.returncode != 0:
+        fail(f"cfr-arena: exit {m.returncode}: {m.stderr[-800:]}")
+    r = json.loads(m.stdout)
+    for k in ("avg_score_diff", "win_rate", "wins", "games"):
+        if k not in r:
+            fail(f"cfr-arena's report has no {k}")
+    if r["games"] != 20 or r["avg_score_diff"] != 0.0 or r["win_rate"] != 0.5 or r["wins"] == 0:
+        fail(f"the {what} policy does not play as the shipped agent: {r}")
+    return r
+
+
+r = against_shipped(widened, "widened")
+
+grown = os.path.join(work, "grown")
+p = cfr_run(grown, "optimization.learning_rate=1e-12", "network.hidden_size=320", "network.num_layers=3")
+if "grown from 2×256 to 3×320" not in p.stdout + p.stderr:
+    fail(f"the run does not say it grew the initial policy: {p.stdout[-800:]}")
+rg = against_shipped(grown, "grown")
 
 bad = cfr_run(os.path.join(work, "bad"), "rules.bonus_amount=10", 'mmd.opponents=["heuristic_expert"]', expect=2)
 if "mmd.initial_policy" not in bad.stderr or "other rules" not in bad.stderr:
     fail(f"other rules: the error does not name mmd.initial_policy and the rules: {bad.stderr[-800:]}")
 
 print(f"ok: widened start plays as the shipped agent ({r['wins']} wins each side, difference "
-      f"{r['avg_score_diff']}); other rules refused")
+      f"{r['avg_score_diff']}); grown to 3x320 it too ({rg['wins']} wins each side, difference {rg['avg_score_diff']}); "
+      f"other rules refused")

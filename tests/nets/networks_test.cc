@@ -142,6 +142,43 @@ TEST_CASE("rewire_inputs: the widened network computes what the narrow one did, 
   CHECK_THROWS_AS(rewire_inputs(a.published_weights(0), kHidden, kIn, std::vector<int>{0, kIn}), InputError);
 }
 
+TEST_CASE("grow_mlp: the grown network computes what the small one did and its new units are not dead") {
+  configure_torch_threads(1);
+  const NetworkSpecs specs = {{.name = "p", .input_width = kIn, .output_width = kOut, .loss = NetLoss::kSoftCrossEntropy}};
+  NetworkSet a(specs, small_config(0, kHidden, 2), 5);
+  const MlpShape shape{.inputs = kIn, .outputs = kOut, .hidden = kHidden, .layers = 2};
+  const auto x = random_inputs(13, 21);
+  const auto out_a = evaluate(a.evaluator(0), x);
+  for (const auto& [H, L] :
+       {std::pair{kHidden, 2}, std::pair{2 * kHidden + 3, 2}, std::pair{kHidden, 4}, std::pair{3 * kHidden, 3}}) {
+    CAPTURE(H);
+    CAPTURE(L);
+    const auto grown = grow_mlp(a.published_weights(0), shape, H, L, "relu", 9);
+    NetworkSet b(specs, small_config(0, H, L), 6);
+    REQUIRE(grown.size() == static_cast<std::size_t>(b.parameters(0)));
+    b.set_weights(0, grown);
+    const auto out_b = evaluate(b.evaluator(0), x);
+    REQUIRE(out_a.size() == out_b.size());
+    for (std::size_t k = 0; k < out_a.size(); ++k) CHECK(out_b[k] == doctest::Approx(out_a[k]).epsilon(1e-5));
+    if (H > kHidden) {  // the new units are not dead: some of their incoming weights are not zero
+      int nonzero = 0;
+      for (int r = kHidden; r < H; ++r) nonzero += grown[static_cast<std::size_t>(r * kIn)] != 0.0F;
+      CHECK(nonzero > (H - kHidden) / 2);
+    }
+  }
+  // The same seed gives the same growth; another gives other new weights.
+  CHECK(grow_mlp(a.published_weights(0), shape, 2 * kHidden, 2, "relu", 9) ==
+        grow_mlp(a.published_weights(0), shape, 2 * kHidden, 2, "relu", 9));
+  CHECK(grow_mlp(a.published_weights(0), shape, 2 * kHidden, 2, "relu", 9) !=
+        grow_mlp(a.published_weights(0), shape, 2 * kHidden, 2, "relu", 10));
+  // Shrinking, a wrong size, or a layer added under tanh are refused.
+  CHECK_THROWS_AS(grow_mlp(a.published_weights(0), shape, kHidden - 1, 2, "relu", 9), InputError);
+  CHECK_THROWS_AS(grow_mlp(a.published_weights(0), shape, kHidden, 1, "relu", 9), InputError);
+  CHECK_THROWS_AS(grow_mlp(std::vector<float>(10), shape, kHidden, 2, "relu", 9), InputError);
+  CHECK_THROWS_AS(grow_mlp(a.published_weights(0), shape, kHidden, 3, "tanh", 9), InputError);
+  CHECK_NOTHROW(grow_mlp(a.published_weights(0), shape, 2 * kHidden, 2, "tanh", 9));
+}
+
 TEST_CASE("with invariant_chunk a row's output is bit-identical alone and anywhere in a batch of 37") {
   configure_torch_threads(1);
   NetworkSet nets(deep_cfr_specs(), small_config(/*invariant_chunk=*/8), 3);

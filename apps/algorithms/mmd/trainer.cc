@@ -112,14 +112,29 @@ class MmdTrainer final : public Trainer {
             "mmd.initial_policy: {} ({}) was trained with other rules or another encoding (its config.toml's [rules] and "
             "[encoding]) than this run's: set them to its own",
             m_.initial_policy, p.checkpoint_dir));
-      if (p.game != o_.shape.game || p.input_width != W_ || p.num_actions != A_ || p.hidden_size != o_.network.hidden_size ||
-          p.num_layers != o_.network.num_layers || p.activation != o_.network.activation ||
-          p.weights.size() != static_cast<std::size_t>(nets_.parameters(kPolicyNet)))
+      // A smaller network of the same kind is grown to this run's shape (grow_mlp: it plays as before).
+      const bool grows = (p.hidden_size < o_.network.hidden_size && p.num_layers <= o_.network.num_layers) ||
+                         (p.hidden_size <= o_.network.hidden_size && p.num_layers < o_.network.num_layers);
+      const bool growable = grows && (p.num_layers == o_.network.num_layers || o_.network.activation == "relu");
+      if (p.game != o_.shape.game || p.input_width != W_ || p.num_actions != A_ || p.activation != o_.network.activation ||
+          !(growable || (p.hidden_size == o_.network.hidden_size && p.num_layers == o_.network.num_layers)))
         throw InputError(fmt::format(
             "mmd.initial_policy: {} ({}) is a {}×{} {} network on {} ({} inputs, {} actions); this run's "
-            "policy is {}×{} {} on {} ({} inputs, {} actions): set network.* to its shape",
+            "policy is {}×{} {} on {} ({} inputs, {} actions): set network.* to its shape (or a larger one: "
+            "more units or, with relu, more layers, to grow it)",
             m_.initial_policy, p.checkpoint_dir, p.num_layers, p.hidden_size, p.activation, p.game, p.input_width, p.num_actions,
             o_.network.num_layers, o_.network.hidden_size, o_.network.activation, o_.shape.game, W_, A_));
+      if (grows) {
+        p.weights = grow_mlp(p.weights, {.inputs = W_, .outputs = A_, .hidden = p.hidden_size, .layers = p.num_layers},
+                             o_.network.hidden_size, o_.network.num_layers, o_.network.activation,
+                             derive_seed(o_.seed, kTrainerStream, 1));
+        initial_note_ +=
+            fmt::format(" (grown from {}×{} to {}×{}: what it adds is read with zero weights, so it plays as before)",
+                        p.num_layers, p.hidden_size, o_.network.num_layers, o_.network.hidden_size);
+      }
+      if (p.weights.size() != static_cast<std::size_t>(nets_.parameters(kPolicyNet)))
+        throw InputError(fmt::format("mmd.initial_policy: {} ({}) holds {} policy weights; this run's policy has {}",
+                                     m_.initial_policy, p.checkpoint_dir, p.weights.size(), nets_.parameters(kPolicyNet)));
       initial_weights_ = std::move(p.weights);
     }
   }
