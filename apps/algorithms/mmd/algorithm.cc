@@ -202,7 +202,8 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
                        "target and opponent_share = 1 the run trains an exploiter of it (docs/mmd.md)"),
            string_option("initial_policy", "", {},
                          "checkpoint:PATH: the policy (and the magnet) start as that trained policy's network that plays "
-                         "(same network shape; e.g. an exploiter that starts from its target); empty: a fresh network"),
+                         "(same network shape, or a smaller one, grown to the run's: docs/mmd.md; e.g. an exploiter that "
+                         "starts from its target); empty: a fresh network"),
            real_option("opponent_share", 0, 0, 1, "share of rollouts whose second seat is drawn from mmd.opponents"),
            real_option("opponent_priority", 0, 0, 100,
                        "how the league's opponent is drawn: weight max(1 - r, 0.02)^p, r the learner's running score rate "
