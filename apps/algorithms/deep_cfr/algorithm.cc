@@ -7,6 +7,7 @@
 #include "apps/run/algorithm_registry.h"
 #include "apps/run/config.h"
 #include "apps/run/options.h"
+#include "engine/core/errors.h"
 #include "engine/memory/reservoir.h"
 
 namespace cfr {
@@ -52,6 +53,7 @@ DeepCfrOptions deep_cfr_options(const Config& c) {
       .strategy_capacity = c.memory.strategy_capacity,
       .merge_duplicates = c.memory.merge_duplicates,
       .keep_snapshots = c.checkpoint.keep_snapshots,
+      .overlap = c.algorithm_options.at("deep_cfr").flag("overlap"),
       .escher = std::nullopt,
   };
 }
@@ -79,10 +81,24 @@ void register_deep_cfr_algorithm(TrainerFactory make_trainer) {
   register_algorithm({
       .name = "deep_cfr",
       .description = "deep_cfr (Brown et al. 2019)",
-      .options = {},  // its keys are the shared sections' ([traversal], [optimization], [memory])
+      // Its other keys are the shared sections' ([traversal], [optimization], [memory]).
+      .options = {bool_option("overlap", false,
+                              "iteration t + 1's traversals run while iteration t's networks train, against the networks "
+                              "published one iteration before (one process; simultaneous updates; one iteration's "
+                              "samples held until its start; docs/deep-cfr.md)")},
       .networks = deep_cfr_networks,
       .playing_network = kStrategyNet,
-      .validate = nullptr,
+      .validate =
+          [](const Config& c, const KeyOrigin& origin) {
+            // Alternating updates train advantage net 0 between the players' phases: the phases of an
+            // iteration played ahead cannot wait for it.
+            if (c.algorithm_options.at("deep_cfr").flag("overlap") && c.traversal.update_order == "alternating")
+              throw InputError(
+                  fmt::format("{}: deep_cfr.overlap = true with traversal.update_order = 'alternating': the next "
+                              "iteration's phases run before this one's advantage net 0 is trained; set "
+                              "traversal.update_order = 'simultaneous' or deep_cfr.overlap = false",
+                              origin("deep_cfr.overlap")));
+          },
       .memory = [](const Config& c, int W, int A) { return deep_cfr_memory(c, W, A, 0); },
       .opponent_bot = nullptr,
       .distributed = true,

@@ -1,6 +1,7 @@
 #pragma once
 // Deep CFR's own typed options (its keys live in [traversal], [optimization]'s advantage_* and
-// strategy_*, [memory], [regret_matching], [training_weighting] and checkpoint.keep_snapshots),
+// strategy_*, [memory], [regret_matching], [training_weighting], checkpoint.keep_snapshots and its
+// own section [deep_cfr]),
 // built once from a config by deep_cfr_options (algorithm.cc). The run's shared options are
 // RunOptions (apps/run/options.h). ESCHER runs on this trainer with its own step:
 // `escher` holds its options (apps/algorithms/deep_cfr/escher_options.h), absent for Deep CFR.
@@ -37,6 +38,9 @@ struct DeepCfrOptions {
   std::int64_t strategy_capacity = 2'000'000;
   bool merge_duplicates = false;
   bool keep_snapshots = false;  // run_dir/snapshots (apps/run/snapshots.h)
+  /// deep_cfr.overlap: iteration t + 1's traversals run while iteration t's networks train,
+  /// against the networks published after iteration t − 1 (one process; docs/deep-cfr.md "Overlap").
+  bool overlap = false;
   /// ESCHER (engine/traversal/escher.h): a value phase and the value network's training first,
   /// then the regret phases with ESCHER's traversals. Absent: Deep CFR.
   std::optional<EscherRunOptions> escher;

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "apps/algorithms/deep_cfr/escher_networks.h"
 #include "apps/algorithms/deep_cfr/escher_value_error.h"
 #include "apps/algorithms/deep_cfr/networks.h"
+#include "apps/algorithms/overlap.h"
 #include "apps/algorithms/run_steps.h"
 #include "apps/players/checkpoint_policy.h"
 #include "apps/players/evaluation.h"
@@ -115,6 +117,26 @@ struct IterationState {
   bool trainer_busy = false;  // a training job runs on the trainer thread
 };
 
+/// deep_cfr.overlap: one iteration's traversals played ahead, while the iteration before trains.
+/// Each player's phase keeps its samples in traversal-index order until that iteration starts and
+/// inserts them (the memories' reservoirs then draw as if the phase had just run); the buffers
+/// keep their capacity from iteration to iteration.
+struct StagedTraversals {
+  int iteration = 0;  // the iteration whose traversals these are (0: none)
+  std::array<SampleBuffer, 2> advantage, strategy;
+  std::array<RunStats, 2> stats;
+  std::array<double, 2> seconds{};
+  std::int64_t bytes() const {
+    std::int64_t b = 0;
+    for (const auto* buffers : {&advantage, &strategy})
+      for (const SampleBuffer& x : *buffers)
+        b += static_cast<std::int64_t>((x.inputs.capacity() + x.targets.capacity()) * sizeof(float) +
+                                       x.masks.capacity() * sizeof(ActionMask) + x.iterations.capacity() * sizeof(std::int32_t) +
+                                       x.players.capacity());
+    return b;
+  }
+};
+
 template <TraversalAdapter G>
 class DeepCfrTrainer final : public Trainer {
  public:
@@ -129,6 +151,11 @@ class DeepCfrTrainer final : public Trainer {
         nets_(specs, network_for_this_process(), run.seed),
         scheduler_(make_scheduler(run.scheduler, run.scheduler_options)) {
     configure_torch_threads(run.torch_threads);
+    if (o.overlap && io.dist != nullptr)
+      throw InputError(
+          "deep_cfr.overlap = true runs in one process: under mpirun the ranks traverse while the learner trains; set "
+          "deep_cfr.overlap = false or run one process");
+    CFR_CHECK(!(o.overlap && o.escher), "deep_cfr.overlap with ESCHER (refused by the config's checks)");
     adv_train_ = o.advantage_training;
     strat_train_ = o.strategy_training;
     if (o.escher) value_train_ = o.escher->value_training;
@@ -161,6 +188,11 @@ class DeepCfrTrainer final : public Trainer {
       if (!in) throw InputError(fmt::format("{}: cannot open", mw));
       read_checkpoint_memories(in, mw, L.adv0, L.adv1, L.strat);
     }
+    if (o_.overlap) {  // the next iteration's traversals, played ahead: played again as train() starts
+      resume_pending_ =
+          read_overlap_files(ck, "deep_cfr.overlap", meta.iteration + 1, static_cast<std::size_t>(nets_.total_parameters()));
+      resume_checkpoint_ = ck;
+    }
     return meta.iteration;
   }
 
@@ -173,12 +205,28 @@ class DeepCfrTrainer final : public Trainer {
                            run_.scheduler_options.describe(), io_.run_dir),
                note);
     if (o_.keep_snapshots) restore_snapshots(first - 1);
+    if (o_.overlap)
+      say("deep_cfr.overlap: iteration t + 1's traversals run while iteration t's networks train, against the networks "
+          "published after iteration t - 1 (one iteration stale)");
+    if (resume_pending_) try {
+        replay_pending_traversals();
+      } catch (const StepInterrupted&) {
+        say(fmt::format("cfr-run: interrupted while playing again iteration {}'s traversals; the last checkpoint is iteration {}",
+                        first, first - 1));
+        return first - 1;
+      }
     const int done = ctx_.run(
         [&](int it) {
           begin_iteration(it, std::exchange(first_metrics, nullptr));
           if (escher()) value_step();
-          for (int p = 0; p < 2; ++p) traversal_phase(p);
+          if (staged_.iteration == it) {
+            absorb_staged();  // played during the iteration before (deep_cfr.overlap)
+          } else {
+            for (int p = 0; p < 2; ++p) traversal_phase(p);
+          }
+          if (o_.overlap) launch_traversals(it + 1);
           train_networks();
+          if (o_.overlap) join_traversals();
           publish();
           keep_snapshot();
           collect_numeric_faults();
@@ -188,7 +236,13 @@ class DeepCfrTrainer final : public Trainer {
           write_checkpoint();
           print_iteration();
         },
-        [this] { wait_for_trainer(); });
+        [this] {
+          wait_for_trainer();
+          try {
+            roller_.wait();
+          } catch (...) {  // an interrupted step: the run ends at the last checkpoint
+          }
+        });
     if (io_.dist != nullptr) io_.dist->broadcast(std::int64_t{0});  // the traversal ranks stop
     return done;
   }
@@ -226,7 +280,13 @@ class DeepCfrTrainer final : public Trainer {
     return iterations;
   }
 
-  ~DeepCfrTrainer() override { wait_for_trainer(); }
+  ~DeepCfrTrainer() override {
+    wait_for_trainer();
+    try {
+      roller_.wait();
+    } catch (...) {
+    }
+  }
 
  private:
   bool learner() const { return io_.dist == nullptr || io_.dist->learner(); }
@@ -374,7 +434,6 @@ class DeepCfrTrainer final : public Trainer {
   /// with simultaneous updates on one traversal thread it trains on the trainer thread meanwhile
   /// (traversals read only the published snapshots; player 1's phase never touches memory 0).
   void traversal_phase(int p) {
-    auto& L = *learner_;
     if (p == 1 && o_.update_order == UpdateOrder::kAlternating) {
       iter_.adv0_train_s = train_advantage(0);
       nets_.publish(advantage_net(0));
@@ -386,12 +445,7 @@ class DeepCfrTrainer final : public Trainer {
     const auto t_phase = Clock::now();
     auto last_print = Clock::now();
     auto consume = [&](const SampleBlock& b) {
-      iter_.digest_adv.add(b.advantage);
-      iter_.digest_strat.add(b.strategy);
-      const bool poison = iter_.it == run_.nonfinite_target_iteration && p == 0 && !iter_.poisoned && b.advantage.size() > 0;
-      iter_.poisoned = iter_.poisoned || poison;
-      iter_.dropped[static_cast<std::size_t>(p)] += insert_finite(L.advantage(p), b.advantage, poison);
-      iter_.dropped[kStrategyNet] += insert_finite(L.strat, b.strategy, false);
+      absorb(p, b.advantage, b.strategy);
       if (io_.progress && since(last_print) > 0.25) {  // a live line on a terminal (consumer thread)
         last_print = Clock::now();
         const int n = b.last_traversal + 1, total = o_.traversals_per_player;
@@ -411,18 +465,95 @@ class DeepCfrTrainer final : public Trainer {
       pipe.flush();
     }
     if (io_.progress) std::fprintf(stderr, "\r%100s\r", "");
-    const double s = since(t_phase);
-    iter_.traversal_s += s;
+    count_phase(p, st, since(t_phase));
+  }
+
+  /// Player p's samples of this iteration (a block of its phase, or the whole phase played
+  /// ahead), in traversal-index order, into the memories.
+  void absorb(int p, const SampleBuffer& advantage, const SampleBuffer& strategy) {
+    auto& L = *learner_;
+    iter_.digest_adv.add(advantage);
+    iter_.digest_strat.add(strategy);
+    const bool poison = iter_.it == run_.nonfinite_target_iteration && p == 0 && !iter_.poisoned && advantage.size() > 0;
+    iter_.poisoned = iter_.poisoned || poison;
+    iter_.dropped[static_cast<std::size_t>(p)] += insert_finite(L.advantage(p), advantage, poison);
+    iter_.dropped[kStrategyNet] += insert_finite(L.strat, strategy, false);
+  }
+  /// Player p's phase of this iteration ran `seconds` with these stats.
+  void count_phase(int p, const RunStats& st, double seconds) {
+    iter_.traversal_s += seconds;
     iter_.nodes += st.nodes;
     iter_.traversals += st.traversals;
     iter_.cutoffs += st.cutoffs;
     iter_.batch.merge(st.batch);
-    ctx_.metrics()[fmt::format("traversal_seconds_p{}", p)] = s;
+    ctx_.metrics()[fmt::format("traversal_seconds_p{}", p)] = seconds;
     if (st.stopped) throw StepInterrupted{"traversals"};
   }
 
+  // --- deep_cfr.overlap: the next iteration's traversals while this one trains ----------------
+  /// Iteration k's two phases, on roller_ (or, resuming, here), against the published networks:
+  /// their samples into staged_. Touches neither the memories nor the iteration's metrics.
+  void play_ahead(int k) {
+    for (int p = 0; p < 2; ++p) {
+      const auto pu = static_cast<std::size_t>(p);
+      SampleBuffer& adv = staged_.advantage[pu];
+      SampleBuffer& strat = staged_.strategy[pu];
+      adv.configure(W_, A_);
+      strat.configure(W_, A_);
+      const auto t = Clock::now();
+      SamplePipe pipe(W_, A_, run_.pipe, [&](const SampleBlock& b) {
+        adv.append(b.advantage);
+        strat.append(b.strategy);
+      });
+      staged_.stats[pu] = shares_->run(k, p, pipe, io_.stop);
+      pipe.flush();
+      staged_.seconds[pu] = since(t);
+      if (staged_.stats[pu].stopped) throw StepInterrupted{"traversals"};
+    }
+    staged_.iteration = k;
+  }
+  /// Iteration k's traversals start on roller_ against the networks published now (those of
+  /// iteration k − 2: this iteration's training publishes after join_traversals).
+  void launch_traversals(int k) {
+    staged_.iteration = 0;
+    pending_weights_ = nets_.published_weights();  // what a resume needs to play them again
+    roller_.submit([this, k] { play_ahead(k); });
+  }
+  /// Waits for the traversals played ahead (rethrowing what stopped them). The time spent waiting
+  /// is the overlap's cost.
+  void join_traversals() {
+    const auto t0 = Clock::now();
+    roller_.wait();
+    ctx_.metrics()["traversal_wait_seconds"] = since(t0);
+  }
+  /// This iteration's samples, played during the iteration before, into the memories.
+  void absorb_staged() {
+    for (int p = 0; p < 2; ++p) {
+      const auto pu = static_cast<std::size_t>(p);
+      absorb(p, staged_.advantage[pu], staged_.strategy[pu]);
+      count_phase(p, staged_.stats[pu], staged_.seconds[pu]);
+    }
+    staged_.iteration = 0;
+  }
+  /// A resumed overlapped run: the checkpoint's next traversals played again against the weights
+  /// they were played against (its overlap files), then the checkpoint's networks back.
+  void replay_pending_traversals() {
+    // Network by network (set_weights drops a weight average, which publish() would copy instead).
+    std::size_t at = 0;
+    for (int net = 0; net < nets_.size(); ++net) {
+      const auto n = static_cast<std::size_t>(nets_.parameters(net));
+      nets_.set_weights(net, std::span<const float>(resume_pending_->weights).subspan(at, n));
+      at += n;
+    }
+    pending_weights_ = std::move(resume_pending_->weights);
+    const int k = resume_pending_->iteration;
+    resume_pending_.reset();
+    play_ahead(k);
+    nets_.load((fs::path(resume_checkpoint_) / "nets.pt").string());
+  }
+
   bool adv0_during_phase1() const {
-    return o_.update_order == UpdateOrder::kSimultaneous && shares_->count() == 1 && !data_parallel();
+    return o_.update_order == UpdateOrder::kSimultaneous && shares_->count() == 1 && !data_parallel() && !o_.overlap;
   }
 
   BatchSource& batches(ReservoirMemory& mem, MergedSamples& view) const {
@@ -607,6 +738,10 @@ class DeepCfrTrainer final : public Trainer {
     m["skipped_nonfinite_steps"] = ts[0].skipped_nonfinite + ts[1].skipped_nonfinite + ts[2].skipped_nonfinite;
     m["memory_size"] = {L.adv0.size(), L.adv1.size(), L.strat.size()};
     m["memory_bytes"] = L.adv0.bytes() + L.adv1.bytes() + L.strat.bytes();
+    if (o_.overlap) {
+      m["overlap"] = true;
+      m["overlap_staged_bytes"] = staged_.bytes();  // the buffers of the traversals played ahead
+    }
     ctx_.write_metrics();
   }
 
@@ -650,7 +785,10 @@ class DeepCfrTrainer final : public Trainer {
         if (!out)
           throw InputError(fmt::format("{}: cannot write memories: {}", path, errno != 0 ? std::strerror(errno) : "write error"));
       };
-    ctx_.write_checkpoint(nets_, L.train_rng.state(), std::move(write_memories));
+    std::vector<std::pair<std::string, std::string>> extra;
+    if (staged_.iteration == iter_.it + 1)  // deep_cfr.overlap: the traversals played ahead, played again on resume
+      extra = overlap_files({.iteration = staged_.iteration, .fields = nlohmann::json::object(), .weights = pending_weights_});
+    ctx_.write_checkpoint(nets_, L.train_rng.state(), std::move(write_memories), std::move(extra));
   }
 
   void print_iteration() {
@@ -677,8 +815,13 @@ class DeepCfrTrainer final : public Trainer {
   std::vector<double> snapshot_sums_;    // enumerable games with keep_snapshots: the exact snapshot average
   int snapshots_used_ = 0;
   IterationState iter_;
-  RunContext ctx_{run_, io_};  // the learner's log, metrics, evaluation, faults, checkpoints
-  WorkerThread trainer_;       // last: joined first, while what its jobs read still exists
+  StagedTraversals staged_;                      // deep_cfr.overlap: the next iteration's traversals
+  std::vector<float> pending_weights_;           // what staged_'s traversals played against
+  std::optional<OverlapRecord> resume_pending_;  // restore(): played again as train() starts
+  std::string resume_checkpoint_;                // restore()'s checkpoint (its nets come back after)
+  RunContext ctx_{run_, io_};                    // the learner's log, metrics, evaluation, faults, checkpoints
+  WorkerThread trainer_;                         // last: joined first, while what its jobs read still exists
+  WorkerThread roller_;                          // deep_cfr.overlap's traversals
 };
 
 template <class Options>

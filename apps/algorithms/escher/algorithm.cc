@@ -62,6 +62,11 @@ void register_escher_algorithm(TrainerFactory make_trainer) {
                   fmt::format("{}: traversal.algorithm = '{}' is Deep CFR's; algorithm.name = 'escher' samples its "
                               "own trajectories (its keys are in [escher])",
                               origin("traversal.algorithm"), c.traversal.algorithm));
+            if (c.algorithm_options.at("deep_cfr").flag("overlap"))
+              throw InputError(
+                  fmt::format("{}: deep_cfr.overlap = true is Deep CFR's; algorithm.name = 'escher' trains its value network "
+                              "between the value trajectories and the regret phases, which do not overlap yet",
+                              origin("deep_cfr.overlap")));
             if (c.traversal.opponent_policy != "average_strategy")
               throw InputError(
                   fmt::format("{}: traversal.opponent_policy = '{}' is Deep CFR's; with algorithm.name = 'escher' "

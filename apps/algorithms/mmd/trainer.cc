@@ -17,6 +17,7 @@
 
 #include "apps/algorithms/context.h"
 #include "apps/algorithms/mmd/networks.h"
+#include "apps/algorithms/overlap.h"
 #include "apps/algorithms/run_steps.h"
 #include "apps/players/evaluation.h"
 #include "apps/run/checkpoint_format.h"
@@ -735,42 +736,22 @@ class MmdTrainer final : public Trainer {
     for (int net : {kPolicyNet, kMmdValueNet, kMagnetNet}) nets_.set_weights(net, now[static_cast<std::size_t>(i++)]);
   }
 
-  // --- mmd.overlap's checkpoint files: the next iteration's rollouts, played again on resume ---
-  static constexpr const char* kOverlapFile = "overlap.json";
-  static constexpr const char* kOverlapWeightsFile = "overlap_weights.bin";
-
+  // --- mmd.overlap's checkpoint files (apps/algorithms/overlap.h): the next iteration's rollouts ---
   std::vector<std::pair<std::string, std::string>> overlap_files() const {
     if (!pending_) return {};
-    nlohmann::json j = {{"iteration", pending_->iteration},
-                        {"opponent_snapshot", opponent_[slot(pending_->iteration)]},
-                        {"weights", pending_weights_.size()}};
-    std::string bytes(reinterpret_cast<const char*>(pending_weights_.data()), pending_weights_.size() * sizeof(float));
-    return {{kOverlapFile, j.dump() + "\n"}, {kOverlapWeightsFile, std::move(bytes)}};
+    return cfr::overlap_files({.iteration = pending_->iteration,
+                               .fields = {{"opponent_snapshot", opponent_[slot(pending_->iteration)]}},
+                               .weights = pending_weights_});
   }
 
   void read_overlap(const std::string& ck, int iteration) {
-    const fs::path json_path = fs::path(ck) / kOverlapFile, bin_path = fs::path(ck) / kOverlapWeightsFile;
-    if (!fs::exists(json_path)) return;  // written without mmd.overlap: the next rollouts play now
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(read_text_file(json_path.string()));
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(fmt::format("{}: not mmd.overlap's record ({})", json_path.string(), e.what()));
-    }
     const std::size_t want =
         static_cast<std::size_t>(nets_.parameters(kPolicyNet) + nets_.parameters(kMmdValueNet) + nets_.parameters(kMagnetNet));
-    if (!j.is_object() || !j.contains("iteration") || !j["iteration"].is_number_integer() || j["iteration"] != iteration + 1 ||
-        !j.contains("opponent_snapshot") || !j["opponent_snapshot"].is_number_integer() || !j.contains("weights") ||
-        j["weights"] != want)
-      throw InputError(
-          fmt::format("{}: expected the rollouts of iteration {} with {} weights", json_path.string(), iteration + 1, want));
-    const std::string bytes = read_text_file(bin_path.string());
-    if (bytes.size() != want * sizeof(float))
-      throw InputError(fmt::format("{}: {} bytes, expected {}", bin_path.string(), bytes.size(), want * sizeof(float)));
-    PendingRollouts p{.iteration = iteration + 1, .opponent = j["opponent_snapshot"].get<int>(), .weights = {}};
-    p.weights.resize(want);
-    std::memcpy(p.weights.data(), bytes.data(), bytes.size());
-    resume_rollouts_ = std::move(p);
+    static constexpr const char* kFields[] = {"opponent_snapshot"};
+    std::optional<OverlapRecord> r = read_overlap_files(ck, "mmd.overlap", iteration + 1, want, kFields);
+    if (!r) return;  // written without mmd.overlap: the next rollouts play now
+    resume_rollouts_ = PendingRollouts{
+        .iteration = r->iteration, .opponent = r->fields["opponent_snapshot"].get<int>(), .weights = std::move(r->weights)};
   }
 
   int updates_for(std::int64_t rows) const {
