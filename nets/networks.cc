@@ -817,11 +817,24 @@ TrainStats train_network(NetworkSet::Impl& im, int net, BatchSource* mem, int it
           auto entropy = -(p * logp.clamp_min(-80)).sum(1);
           auto loss = (surrogate + pg.magnet_weight * kl + pg.bc_weight * bc - pg.entropy_weight * entropy).mean();
           // The parts of finite steps only (a skipped step would make every mean NaN),
-          // read in one transfer. (Data-parallel: this learner's shard's parts.)
+          // read in one transfer.
           const auto clipped = ((ratio - 1).abs() > pg.clip).to(torch::kFloat32).mean();
           const auto v = torch::stack({surrogate.mean(), kl.mean(), bc.mean(), entropy.mean(), clipped}).detach().to(torch::kCPU);
           const float* pv = v.data_ptr<float>();
-          if (std::isfinite(loss.item<double>())) {
+          if (cfg.data_parallel != nullptr) {
+            // The whole batch's parts, and its loss for the finite test: row-weighted sums over
+            // the learners (a shard without rows adds nothing; its means are NaN).
+            std::array<float, 7> m{};
+            if (rows > 0) {
+              for (std::size_t k = 0; k < 5; ++k) m[k] = pv[k] * static_cast<float>(rows);
+              m[5] = static_cast<float>(loss.item<double>() * static_cast<double>(rows));
+            }
+            m[6] = static_cast<float>(rows);
+            cfg.data_parallel->sum(m);
+            if (std::isfinite(m[5]) && m[6] > 0) {
+              for (std::size_t k = 0; k < 5; ++k) parts[k] += m[k] / m[6];
+            }
+          } else if (std::isfinite(loss.item<double>())) {
             for (int k = 0; k < 5; ++k) parts[static_cast<std::size_t>(k)] += pv[k];
           }
           return BatchLoss{loss, torch::tensor(static_cast<double>(rows))};

@@ -9,10 +9,12 @@ seed, must agree:
   - iteration 1's sample digest is the same (its batches are the same samples: nothing trained yet;
     not with --trains-before-samples: ESCHER's value net and alternating updates train within
     iteration 1 before samples that read them);
-  - every iteration's losses (advantage nets, strategy net, ESCHER's value net) agree within
-    |a − b| ≤ atol + rtol·|a|, a being one learner's (the learners' gradient sums round
-    differently from one learner's whole-batch gradient, nothing more);
-  - so do the exploitabilities of the evaluations, and, where /usr/bin/python3 has torch (and
+  - every iteration's losses (advantage nets, strategy net, ESCHER's value net; MMD's policy and
+    value nets and the policy loss's parts) agree within |a − b| ≤ atol + rtol·|a|, a being one
+    learner's (the learners' gradient sums round differently from one learner's whole-batch
+    gradient, nothing more);
+  - so do the exploitabilities of the evaluations (and MMD's exact values against its league),
+    and, where /usr/bin/python3 has torch (and
     without --no-weights), every tensor of the last checkpoint's nets.pt (weights and optimiser
     state), within atol + rtol·max|a| per tensor.
 Prints the largest relative loss difference and the largest weight difference it saw.
@@ -50,15 +52,27 @@ def metrics(d):
 
 
 def numbers(line):
-    """The losses and evaluations of a metrics line, by name."""
+    """The losses and evaluations of a metrics line, by name: Deep CFR's and ESCHER's losses, MMD's
+    (policy and value, and the policy loss's parts), the exploitabilities and MMD's exact values
+    against its league."""
     out = {}
-    for key in ("loss_advantage", "loss_strategy", "exploitability"):
-        v = line.get(key)
-        if isinstance(v, list):
+
+    def flat(name, v):
+        if isinstance(v, bool):
+            return
+        if isinstance(v, (int, float)):
+            out[name] = v
+        elif isinstance(v, list):
             for i, x in enumerate(v):
-                out[f"{key}[{i}]"] = x
-        elif v is not None:
-            out[key] = v
+                flat(f"{name}[{i}]", x)
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                flat(f"{name}.{k}", x)
+
+    for key in ("loss_advantage", "loss_strategy", "loss_policy", "loss_value", "exploitability", "policy_gradient",
+                "league_exact"):
+        if key in line:
+            flat(key, line[key])
     if isinstance(line.get("value"), dict):
         out["value.loss"] = line["value"]["loss"]
     return out

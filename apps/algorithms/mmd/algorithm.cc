@@ -241,7 +241,8 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
                        ? m.text("bot")
                        : std::string();
           },
-      .distributed = true,  // rollout ranks: mmd/trainer.cc serve_learner
+      .distributed = true,    // rollout ranks: mmd/trainer.cc serve_learner
+      .data_parallel = true,  // distributed.learners: the value net and the policy train on ranks 0..N-1
       .advantage_snapshots = false,
       .make_trainer = make_trainer,
   });

@@ -246,6 +246,7 @@ class MmdTrainer final : public Trainer {
       const RunStats st = scheduler_->run(rollout_job(share, it_, rollout_[0]), rollout_evaluators(), tally, nullptr);
       pipe.flush();
       dist.send_phase_end(st, record);
+      dist.serve_training(nets_);  // a data-parallel learner rank: its shards of the value and policy batches
       ++iterations;
     }
     return iterations;
@@ -260,6 +261,10 @@ class MmdTrainer final : public Trainer {
 
  private:
   bool learner() const { return io_.dist == nullptr || io_.dist->learner(); }
+  /// distributed.learners > 1: ranks 1..N-1 train their shards of every batch beside the learner,
+  /// which then trains the value net and the policy one after the other on its main thread (the
+  /// thread that makes its MPI calls).
+  bool data_parallel() const { return io_.dist != nullptr && io_.dist->learners() > 1; }
 
   /// The learner's memories: this iteration's samples (policy rows of 4·A + 1 floats; the value
   /// net's rows are their inputs and last column).
@@ -290,6 +295,7 @@ class MmdTrainer final : public Trainer {
     std::vector<double> cumulative(league.cumulative.begin(), league.cumulative.begin() + league.size);
     dist.broadcast(cumulative);
     ctx_.metrics()["ranks"] = dist.size();
+    if (data_parallel()) ctx_.metrics()["learners"] = dist.learners();
   }
 
   static constexpr std::size_t kLeagueGameBytes = sizeof(std::int32_t) + sizeof(double);
@@ -764,9 +770,14 @@ class MmdTrainer final : public Trainer {
     Memories& mem = *mem_[static_cast<std::size_t>(slot(it_))];
     value_train_.updates = updates_for(mem.value.rows());
     policy_train_.updates = updates_for(mem.policy.rows());
-    trainer_.submit([this, &mem] { value_stats_ = nets_.train(kMmdValueNet, mem.value, it_, value_train_, value_rng_); });
-    policy_stats_ = nets_.train(kPolicyNet, mem.policy, it_, policy_train_, policy_rng_);
-    trainer_.wait();
+    if (data_parallel()) {  // one network after the other, every MPI call from this thread
+      value_stats_ = io_.dist->train(nets_, kMmdValueNet, mem.value, it_, value_train_, value_rng_);
+      policy_stats_ = io_.dist->train(nets_, kPolicyNet, mem.policy, it_, policy_train_, policy_rng_);
+    } else {
+      trainer_.submit([this, &mem] { value_stats_ = nets_.train(kMmdValueNet, mem.value, it_, value_train_, value_rng_); });
+      policy_stats_ = nets_.train(kPolicyNet, mem.policy, it_, policy_train_, policy_rng_);
+      trainer_.wait();
+    }
     if (policy_stats_.stopped || value_stats_.stopped) throw StepInterrupted{"training"};
     train_s_ = since(t0);
   }
