@@ -31,6 +31,7 @@ set(cfr_costs
   "run.kuhn_escher_exploitability_below_0.15_after_60_iterations|42|0"
   "mmd.league_and_exploiter|37|0"
   "run.leduc_merged_samples_fit_the_advantage_memories|35|0"
+  "run.kuhn_overlap_exploitability_below_0.1_after_60_iterations|28|0"
   "serve.browser_play|21|23"
   "search.k1_is_the_network_and_search_is_reproducible|20|0"
   "run.sigterm_during_evaluation_lost_cities|18|0"
