@@ -22,6 +22,16 @@ namespace cfr {
 
 TraversalShare traversal_share(int n, int rank, int ranks) { return share_of(n, rank - 1, ranks - 1); }
 
+NetworkConfig network_for_this_rank(NetworkConfig network, const Distributed* dist) {
+  if (dist != nullptr && !dist->learner())
+    for (const char* var : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+      if (const char* v = std::getenv(var)) {
+        network.device_index = std::atoi(v);
+        break;
+      }
+  return network;
+}
+
 bool Distributed::launched_by_mpi() {
   for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"})
     if (const char* v = std::getenv(var); v != nullptr && std::atoi(v) > 1) return true;

@@ -50,6 +50,13 @@ std::vector<char> phase_end_message(const RunStats& stats, std::span<const char>
 /// Contiguous share of traversal indices of traversal rank `rank` (1..ranks-1): [first, first+count).
 TraversalShare traversal_share(int num_traversals, int rank, int ranks);
 
+class Distributed;
+/// The network settings of this process: with run.device = "cuda" each rank of a host takes its
+/// own GPU, device_index = its local rank (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID or
+/// SLURM_LOCALID; nets/ takes it modulo the host's GPUs); the learner (local rank 0 on its host)
+/// and a process outside mpirun (`dist` null) keep `network`'s.
+NetworkConfig network_for_this_rank(NetworkConfig network, const Distributed* dist);
+
 class Distributed {
  public:
   /// True when this process was started by an MPI launcher with more than one process.

@@ -148,7 +148,7 @@ class DeepCfrTrainer final : public Trainer {
         game_(std::move(game)),
         W_(game_.input_width()),
         A_(game_.num_actions()),
-        nets_(specs, network_for_this_process(), run.seed),
+        nets_(specs, network_for_this_rank(run.network, io.dist), run.seed),  // a rank's own GPU
         scheduler_(make_scheduler(run.scheduler, run.scheduler_options)) {
     configure_torch_threads(run.torch_threads);
     if (o.overlap && io.dist != nullptr)
@@ -298,19 +298,6 @@ class DeepCfrTrainer final : public Trainer {
   TrainStats train_net(int net, BatchSource& source, const TrainConfig& cfg, Rng& rng) {
     return data_parallel() ? io_.dist->train(nets_, net, source, iter_.it, cfg, rng)
                            : nets_.train(net, source, iter_.it, cfg, rng);
-  }
-
-  /// With run.device = "cuda", each rank of a host takes its own GPU: its local rank modulo the
-  /// host's GPUs (the learner, local rank 0 on its host, takes GPU 0).
-  NetworkConfig network_for_this_process() const {
-    NetworkConfig n = run_.network;
-    if (io_.dist != nullptr && !io_.dist->learner())
-      for (const char* var : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
-        if (const char* v = std::getenv(var)) {
-          n.device_index = std::atoi(v);
-          break;
-        }
-    return n;
   }
 
   TraversalJob phase_job(int it, int player, TraversalShare share) const {
