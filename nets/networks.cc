@@ -486,6 +486,10 @@ void NetworkSet::set_published_weights(std::span<const float> weights) {
         at += n;
       }
   }
+  for (std::size_t k = 0; k < specs_.size(); ++k) {  // else publish() would copy a stale average
+    impl_->ema[k] = Mlp(nullptr);
+    impl_->ema_steps[k] = 0;
+  }
   publish();
 }
 

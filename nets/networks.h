@@ -216,7 +216,9 @@ class NetworkSet {
   /// when training averages, else the trained weights), flattened in parameter order (what set_weights takes).
   std::vector<float> published_weights(int net) const;
   /// Sets the training and published weights of every network from published_weights()'s layout
-  /// (a traversal process of a distributed run). Throws InputError on a size mismatch.
+  /// (a traversal process of a distributed run): the evaluators then play exactly these weights,
+  /// and any weight average the set kept from its own training is dropped (as set_weights does),
+  /// since it would be published instead. Throws InputError on a size mismatch.
   void set_published_weights(std::span<const float> weights);
 
   /// The precision the set computes in (network.precision resolved: "fp32" or "bf16").

@@ -386,6 +386,23 @@ TEST_CASE("a batch whose loss is not finite is skipped, counted, and leaves the 
 // ---------------------------------------------------------------------------------------------
 // Publication
 
+TEST_CASE("set_published_weights publishes exactly the weights given, even where the set trained with a weight average") {
+  // A data-parallel learner rank trains (keeping a weight average) and then receives rank 0's
+  // published weights: its traversals must play those, not its own average.
+  configure_torch_threads(1);
+  NetworkSet trained(deep_cfr_specs(), small_config(), 17), source(deep_cfr_specs(), small_config(), 18);
+  ReservoirMemory adv(256, kIn, kOut, 1);
+  fill_memory(adv, 256, 3);
+  Rng rng(1);
+  trained.train(0, adv, 1, {.updates = 10, .batch_size = 64, .learning_rate = 1e-2, .ema_decay = 0.9}, rng);
+  const std::vector<float> given = source.published_weights();
+  REQUIRE(trained.published_weights() != given);
+  trained.set_published_weights(given);
+  CHECK(trained.published_weights() == given);
+  const auto x = random_inputs(5, 7);
+  CHECK(same_bits(all_outputs(trained, x), all_outputs(source, x)));
+}
+
 TEST_CASE("training, re-initialisation and averaging on another thread never change what the evaluators return until publish") {
   // What cfr-run does: advantage net 0 trains on the trainer thread while player 1's phase
   // queries the published snapshots.
