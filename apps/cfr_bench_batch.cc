@@ -168,7 +168,8 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_path, "write the results as JSON")->check(cfr::kNonEmpty);
   if (const auto rc = cfr::parse_command_line(app, "cfr-bench-batch", argc, argv)) return *rc;
   return cfr::run_app("cfr-bench-batch", [&] {
-    cfr::Config cfg = config_path.empty() ? cfr::Config{} : cfr::load_config(config_path);
+    // The defaults as a config file without keys gives them (every registered algorithm's section too).
+    cfr::Config cfg = config_path.empty() ? cfr::parse_config("", "the built-in default") : cfr::load_config(config_path);
     for (const auto& s : sets) cfr::apply_override(cfg, s);
     if (!device.empty()) {
       if (device != "cpu" && device != "cuda") throw cfr::InputError(fmt::format("--device '{}': valid: cpu, cuda", device));
