@@ -525,13 +525,7 @@ class DeepCfrTrainer final : public Trainer {
   /// A resumed overlapped run: the checkpoint's next traversals played again against the weights
   /// they were played against (its overlap files), then the checkpoint's networks back.
   void replay_pending_traversals() {
-    // Network by network (set_weights drops a weight average, which publish() would copy instead).
-    std::size_t at = 0;
-    for (int net = 0; net < nets_.size(); ++net) {
-      const auto n = static_cast<std::size_t>(nets_.parameters(net));
-      nets_.set_weights(net, std::span<const float>(resume_pending_->weights).subspan(at, n));
-      at += n;
-    }
+    nets_.set_published_weights(resume_pending_->weights);  // plays exactly these (a weight average dropped)
     pending_weights_ = std::move(resume_pending_->weights);
     const int k = resume_pending_->iteration;
     resume_pending_.reset();

@@ -114,11 +114,11 @@ class MmdTrainer final : public Trainer {
             "[encoding]) than this run's: set them to its own",
             m_.initial_policy, p.checkpoint_dir));
       // A smaller network of the same kind is grown to this run's shape (grow_mlp: it plays as before).
-      const bool grows = (p.hidden_size < o_.network.hidden_size && p.num_layers <= o_.network.num_layers) ||
-                         (p.hidden_size <= o_.network.hidden_size && p.num_layers < o_.network.num_layers);
+      const bool same = p.hidden_size == o_.network.hidden_size && p.num_layers == o_.network.num_layers;
+      const bool grows = !same && p.hidden_size <= o_.network.hidden_size && p.num_layers <= o_.network.num_layers;
       const bool growable = grows && (p.num_layers == o_.network.num_layers || o_.network.activation == "relu");
       if (p.game != o_.shape.game || p.input_width != W_ || p.num_actions != A_ || p.activation != o_.network.activation ||
-          !(growable || (p.hidden_size == o_.network.hidden_size && p.num_layers == o_.network.num_layers)))
+          !(same || growable))
         throw InputError(fmt::format(
             "mmd.initial_policy: {} ({}) is a {}×{} {} network on {} ({} inputs, {} actions); this run's "
             "policy is {}×{} {} on {} ({} inputs, {} actions): set network.* to its shape (or a larger one: "
