@@ -194,7 +194,7 @@ int main(int argc, char** argv) {
     // query has), once per precision, with the same float32 weights (the same seed).
     std::vector<std::unique_ptr<cfr::NetworkSet>> sets;
     for (const auto& precision : precisions)
-      sets.push_back(std::make_unique<cfr::NetworkSet>(cfr::find_algorithm(cfg.algorithm.name).networks(W, A),
+      sets.push_back(std::make_unique<cfr::NetworkSet>(cfr::find_algorithm(cfg.algorithm.name).networks(cfg, W, A),
                                                        cfr::NetworkConfig{.hidden_size = cfg.network.hidden_size,
                                                                           .num_layers = cfg.network.num_layers,
                                                                           .activation = cfg.network.activation,

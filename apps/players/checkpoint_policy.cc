@@ -192,7 +192,7 @@ std::unique_ptr<lc::BatchBot> make_snapshot_player(const std::string& run_dir, c
   const auto snapshots = list_snapshots(run_dir);
   if (snapshots.empty())
     throw InputError(fmt::format("snapshots:{}: no snapshots (train with checkpoint.keep_snapshots = true)", run_dir));
-  const NetworkSpecs all = algorithm.networks(W, A);
+  const NetworkSpecs all = algorithm.networks(config, W, A);
   auto nets = std::make_unique<NetworkSet>(NetworkSpecs(all.begin(), all.begin() + 2), cpu_network_config(config), 0);
   std::vector<int> iterations;
   std::vector<std::vector<float>> weights;
@@ -234,7 +234,7 @@ CheckpointPolicy load_checkpoint_dir(const std::string& ck, int invariant_chunk)
   const auto [W, A] = game_widths(p.config);
   p.state = std::make_shared<LoadedCheckpoint>();
   const AlgorithmInfo algorithm = find_algorithm(p.config.algorithm.name);
-  NetworkSpecs specs = algorithm.networks(W, A);
+  NetworkSpecs specs = algorithm.networks(p.config, W, A);
   p.state->playing = algorithm.playing_network;
   const std::string meta = (fs::path(ck) / "meta.json").string();
   const std::string meta_text = read_text_file(meta);

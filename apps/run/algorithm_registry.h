@@ -81,11 +81,12 @@ struct AlgorithmInfo {
   std::string name;
   std::string description;               // one line: who, what (the help of algorithm.name lists them)
   std::vector<AlgorithmOption> options;  // its section [name]; none: no section
-  /// The network set it trains on a game of input width W and A actions (in the order its
-  /// trainer and traversals index it), and the index of the network that plays (logits over the
-  /// actions, softmax = the policy): what the checkpoint players, the ladder, cfr-export and the
-  /// exact evaluation read.
-  std::function<NetworkSpecs(int input_width, int num_actions)> networks;
+  /// The network set a config of it trains on a game of input width W and A actions (in the order
+  /// its trainer and traversals index it; a network's shape may depend on the algorithm's options,
+  /// e.g. mmd.value_input), and the index of the network that plays (logits over the actions,
+  /// softmax = the policy): what the checkpoint players, the ladder, cfr-export and the exact
+  /// evaluation read.
+  std::function<NetworkSpecs(const Config&, int input_width, int num_actions)> networks;
   int playing_network = 0;
   /// Cross-field checks of a config that selects it, after parsing (InputError naming the key
   /// and origin(key)). Null: none.

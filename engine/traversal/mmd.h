@@ -53,6 +53,16 @@ constexpr int mmd_target_width(int num_actions) noexcept { return 4 * num_action
 /// Who plays the seat the learner does not hold in a rollout.
 enum class MmdSeat : std::uint8_t { kSelf, kSnapshot, kBot, kLeague };
 
+/// That seat as a rollout drew it: with kLeague, which opponent (its network among the league's,
+/// −1 for a bot, and whether it plays greedily) or which bot.
+struct MmdOpponent {
+  MmdSeat seat = MmdSeat::kSelf;
+  int league = -1;
+  int net = -1;
+  bool greedy = false;
+  int bot = -1;
+};
+
 /// The league's fixed opponents as a rollout draws them (mmd.opponents; the trainer sets the
 /// probabilities every iteration).
 struct MmdLeague {
@@ -65,9 +75,13 @@ struct MmdLeague {
   std::array<std::int8_t, kMaxOpponents> bot{}, net{}, greedy{};
 };
 
-/// MMD's search teacher as configured (mmd.teacher = "search", mmd.search_*).
+/// MMD's search teacher as configured (mmd.teacher = "search" or "lookahead", mmd.search_*).
 struct MmdSearchTeacherOptions {
   double share = 0;  // of the learning decisions searched (0: no teacher)
+  /// false: determinized search over the policy (resampled deals, π in both seats; `nets`);
+  /// true: the lookahead from the rollout's own state with its own opponent (mmd_lookahead:
+  /// settings.deals continuations per candidate, queries batched like the rollout's).
+  bool lookahead = false;
   SearchSettings settings;
   /// The target: false, the search's move (a one-hot); true, the improved policy
   /// (improved_policy(): π itself where the search finds no difference).
@@ -97,7 +111,29 @@ struct MmdRolloutOptions {
   int max_actions = 0;                  // actions per game before it is cut off (0 = none)
   bool magnet = true;                   // ask ρ (false when its weight is 0: the stored ρ is then π, KL 0)
   CutoffValue cutoff = CutoffValue::kScoreDiff;
+  /// mmd.value_input = "full": V reads the full state (mmd_encode_full_state), the policy never
+  /// does; a sample's input is then the full state's 2·W floats, the policy's its first W.
+  bool full_state_value = false;
 };
+
+/// The width of the value network's input and of an MMD sample's input: the information state
+/// (W), or with full_state_value the full state (2·W).
+constexpr int mmd_sample_width(int input_width, bool full_state_value) noexcept {
+  return full_state_value ? 2 * input_width : input_width;
+}
+
+/// The full state as the value network of mmd.value_input = "full" reads it, from the seat of
+/// player p: p's information state, then the opponent's (whose hand it holds: with it the rest of
+/// the deal is known too, the deck's order apart, which chance draws when a card is drawn). A
+/// baseline that reads hidden information still leaves the policy gradient unbiased (it does not
+/// depend on the action, whose probability depends on p's information state only) and takes the
+/// opponent's hand out of the advantage's noise (the perfect-information critic of
+/// PerfectDou, Yang et al. 2022, and of asymmetric actor-critic methods).
+template <class G>
+void mmd_encode_full_state(const G& game, const typename G::State& s, int p, float* out) {
+  game.encode(s, p, out);
+  game.encode(s, 1 - p, out + game.input_width());
+}
 
 template <class G>
 inline constexpr bool kGameHasBot = requires(const G& g, const typename G::State& st, Rng& r) {
@@ -108,32 +144,129 @@ inline constexpr bool kGameHasLeagueBots = requires(const G& g, const typename G
   g.league_bot_action(st, r, 0);
 };
 
+/// The move of opponent `w` (not π: seat kSelf is the caller's) at s, player p to move, drawing
+/// from rng: the snapshot's or a league network's softmax (or its argmax), a league bot's or the
+/// game's bot's move.
+template <class G>
+Task<int> mmd_opponent_move(TraversalContext& ctx, const G& game, const MmdOpponent& w, const typename G::State& s, int p,
+                            ActionMask legal, Rng& rng) {
+  if (w.seat == MmdSeat::kSnapshot || (w.seat == MmdSeat::kLeague && w.net >= 0)) {
+    float logits[kMaxTraversalActions];
+    float* in = ctx.scratch_input(game.input_width());
+    game.encode(s, p, in);
+    co_await ctx.query(w.seat == MmdSeat::kSnapshot ? static_cast<int>(kOpponentNet) : kNumMmdNets + w.net, in, legal, logits);
+    if (w.seat == MmdSeat::kLeague && w.greedy) co_return greedy_action(logits, legal);
+    float probs[kMaxTraversalActions];
+    masked_softmax(logits, legal, game.num_actions(), probs);
+    co_return sample_action(probs, legal, rng);
+  }
+  if (w.seat == MmdSeat::kLeague) {
+    if constexpr (kGameHasLeagueBots<G>) co_return game.league_bot_action(s, rng, w.bot);
+    throw InputError("mmd: a bot in mmd.opponents needs a game with bots (lost_cities)");
+  }
+  if constexpr (kGameHasBot<G>) co_return game.bot_action(s, rng);
+  co_return std::countr_zero(legal);  // unreachable: mmd_rollout refuses a bot seat without bots
+}
+
+/// MMD's lookahead teacher (mmd.teacher = "lookahead"): the values of the k most probable moves of
+/// the learner `me` (probs: π at s) from the rollout's own state, the real deal, with the rollout's
+/// own opponent `w` in the other seat. Candidate c is applied and the game continues for `depth`
+/// moves (0: to the end or `cap`), π playing the learner's seat (and both in self-play, w.seat =
+/// kSelf), then V values the state reached (the full state with full_state_value), or the return
+/// as it stands at the end or the cap; `deals` continuations per candidate, continuation j drawing
+/// from derive_seed(seed, j) for every candidate (common random numbers). Every query is the
+/// rollout's own, suspended and batched by the scheduler like the rest of it. Since the state is
+/// the real one, a candidate's value is a sample of its value at me's information state under the
+/// true beliefs and the opponent who is really there, unlike determinized_search's uniform deals
+/// and π as everyone's model. Fills r as determinized_search does (r.forwards: queries).
+template <class G>
+Task<void> mmd_lookahead(TraversalContext& ctx, const G& game, const MmdRolloutOptions& o, const MmdOpponent& w,
+                         const typename G::State& s, int me, const float* probs, std::uint64_t seed, SearchResult& r) {
+  const SearchSettings& st = o.teacher->options.settings;
+  std::array<int, kMaxSearchCandidates> cand{};
+  const int k = search_candidates(probs, s.legal_mask(), st.top_k, cand);
+  r = SearchResult{.action = cand[0], .candidates = k, .candidate = cand};
+  if (k < 2) co_return;
+  const int A = game.num_actions(), W = game.input_width();
+  float logits[kMaxTraversalActions];
+  float row[kMaxTraversalActions];
+  float value[1];
+  std::array<double, kMaxSearchCandidates> sums{};
+  const int stop = st.depth > 0 ? std::min(st.depth, st.cap) : st.cap;
+  for (int c = 0; c < k; ++c) {
+    for (int j = 0; j < st.deals; ++j) {
+      auto b = s;
+      Rng rng(derive_seed(seed, static_cast<std::uint64_t>(j)));
+      game.apply(b, cand[static_cast<std::size_t>(c)], rng);
+      for (int step = 0; step < stop && !b.is_terminal(); ++step) {
+        const int p = b.current_player();
+        const ActionMask legal = b.legal_mask();
+        int a;
+        if (p == me || w.seat == MmdSeat::kSelf) {
+          float* in = ctx.scratch_input(W);
+          game.encode(b, p, in);
+          co_await ctx.query(kPolicyNet, in, legal, logits);
+          ++r.forwards;
+          masked_softmax(logits, legal, A, row);
+          a = sample_action(row, legal, rng);
+        } else {
+          a = co_await mmd_opponent_move(ctx, game, w, b, p, legal, rng);
+        }
+        game.apply(b, a, rng);
+        ++r.moves;
+      }
+      double v;
+      if (b.is_terminal() || st.depth == 0 || st.depth >= st.cap) {
+        v = b.returns(me);
+      } else {
+        const int p = b.current_player();
+        float* in = ctx.scratch_input(mmd_sample_width(W, o.full_state_value));
+        if (o.full_state_value) {
+          mmd_encode_full_state(game, b, p, in);
+        } else {
+          game.encode(b, p, in);
+        }
+        co_await ctx.query(kMmdValueNet, in, b.legal_mask(), value);
+        ++r.forwards;
+        v = static_cast<double>(value[0]) * o.reward_scale * (p == me ? 1.0 : -1.0);  // zero-sum
+      }
+      sums[static_cast<std::size_t>(c)] += v;
+    }
+  }
+  for (int c = 0; c < k; ++c) r.value[static_cast<std::size_t>(c)] = sums[static_cast<std::size_t>(c)] / st.deals;
+  r.action = cand[static_cast<std::size_t>(search_choice(std::span<const double>(sums.data(), static_cast<std::size_t>(k)),
+                                                         st.deals, std::span<const int>(cand.data(), static_cast<std::size_t>(k)),
+                                                         probs, st.prior))];
+}
+
 template <class G>
 Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOptions& o) {
   const int A = game.num_actions();
   const int learner = ctx.index % 2;
-  MmdSeat second = MmdSeat::kSelf;
-  int league = -1;  // the league opponent of this game
+  MmdOpponent w;  // the second seat of this game
   if (o.bot_share > 0 || o.snapshot_share > 0 || o.opponent_share > 0) {
     const double u = ctx.rng.uniform();
-    second = u < o.bot_share                                         ? MmdSeat::kBot
+    w.seat = u < o.bot_share                                         ? MmdSeat::kBot
              : u < o.bot_share + o.snapshot_share                    ? MmdSeat::kSnapshot
              : u < o.bot_share + o.snapshot_share + o.opponent_share ? MmdSeat::kLeague
                                                                      : MmdSeat::kSelf;
-    if (second == MmdSeat::kLeague) {
+    if (w.seat == MmdSeat::kLeague) {
       const double v = ctx.rng.uniform();
-      league = o.league.size - 1;
+      w.league = o.league.size - 1;
       for (int i = 0; i < o.league.size; ++i)
         if (v < o.league.cumulative[static_cast<std::size_t>(i)]) {
-          league = i;
+          w.league = i;
           break;
         }
-      if (league < 0) throw InputError("mmd: mmd.opponent_share > 0 with no mmd.opponents");
+      if (w.league < 0) throw InputError("mmd: mmd.opponent_share > 0 with no mmd.opponents");
+      const auto l = static_cast<std::size_t>(w.league);
+      w.net = o.league.net[l];
+      w.greedy = o.league.greedy[l] != 0;
+      w.bot = o.league.bot[l];
     }
   }
-  const int league_net = league >= 0 ? o.league.net[static_cast<std::size_t>(league)] : -1;
-  const bool league_greedy = league >= 0 && o.league.greedy[static_cast<std::size_t>(league)] != 0;
-  const int league_bot = league >= 0 ? o.league.bot[static_cast<std::size_t>(league)] : -1;
+  const MmdSeat second = w.seat;
+  const int league = w.league;
   if constexpr (!kGameHasBot<G>) {
     if (second == MmdSeat::kBot || o.bc_targets)
       throw InputError("mmd: a bot opponent or bot cloning needs a game with bots (lost_cities)");
@@ -159,7 +292,11 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
     if (p == learner || second == MmdSeat::kSelf) {
       const int si = ctx.advantage.push(p, ctx.iteration, legal);
       float* in = ctx.advantage.input(si);
-      game.encode(s, p, in);
+      if (o.full_state_value) {
+        mmd_encode_full_state(game, s, p, in);  // π and ρ read its first W floats, V all of them
+      } else {
+        game.encode(s, p, in);
+      }
       co_await ctx.query(kPolicyNet, in, legal, logits);
       if (o.magnet) co_await ctx.query(kMagnetNet, in, legal, magnet);
       co_await ctx.query(kMmdValueNet, in, legal, value);
@@ -167,7 +304,12 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
       if (o.magnet) masked_softmax(magnet, legal, A, magnet);
       float* t = ctx.advantage.target(si);
       if (o.teacher != nullptr && ctx.rng.uniform() < o.teacher->options.share) {
-        const SearchResult r = determinized_search(game, s, p, probs, o.teacher->options.settings, ctx.rng(), *o.teacher->nets);
+        SearchResult r;
+        if (o.teacher->options.lookahead) {
+          co_await mmd_lookahead(ctx, game, o, w, s, p, probs, ctx.rng(), r);
+        } else {
+          r = determinized_search(game, s, p, probs, o.teacher->options.settings, ctx.rng(), *o.teacher->nets);
+        }
         if (!o.teacher->options.improved) {
           t[3 * A + r.action] = 1.0F;
         } else if (r.candidates > 1) {
@@ -187,29 +329,8 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
         if (o.bc_targets) t[3 * A + game.bot_action(s, ctx.rng)] = 1.0F;
       }
       steps.push_back({si, a, static_cast<std::int8_t>(p), value[0]});
-    } else if (second == MmdSeat::kSnapshot || (second == MmdSeat::kLeague && league_net >= 0)) {
-      float* in = ctx.scratch_input(game.input_width());
-      game.encode(s, p, in);
-      co_await ctx.query(second == MmdSeat::kSnapshot ? static_cast<int>(kOpponentNet) : kNumMmdNets + league_net, in, legal,
-                         logits);
-      if (second == MmdSeat::kLeague && league_greedy) {
-        a = greedy_action(logits, legal);
-      } else {
-        masked_softmax(logits, legal, A, probs);
-        a = sample_action(probs, legal, ctx.rng);
-      }
-    } else if (second == MmdSeat::kLeague) {
-      if constexpr (kGameHasLeagueBots<G>) {
-        a = game.league_bot_action(s, ctx.rng, league_bot);
-      } else {
-        throw InputError("mmd: a bot in mmd.opponents needs a game with bots (lost_cities)");
-      }
     } else {
-      if constexpr (kGameHasBot<G>) {
-        a = game.bot_action(s, ctx.rng);
-      } else {
-        a = std::countr_zero(legal);  // unreachable: refused above
-      }
+      a = co_await mmd_opponent_move(ctx, game, w, s, p, legal, ctx.rng);
     }
     game.apply(s, a, ctx.rng);
   }

@@ -48,12 +48,14 @@ TEST_CASE("the built-in algorithms are registered once, each with its section, n
   cfr::register_builtin_algorithms();
   const auto names = cfr::algorithm_names();
   for (const char* name : {"deep_cfr", "escher", "mmd"}) CHECK(std::count(names.begin(), names.end(), name) == 1);
-  CHECK(cfr::find_algorithm("mmd").networks(10, 3).size() == 4);
-  CHECK(cfr::find_algorithm("mmd").networks(10, 3)[static_cast<std::size_t>(cfr::find_algorithm("mmd").playing_network)].name ==
-        "policy");
-  CHECK(cfr::find_algorithm("escher").networks(10, 3).size() == 4);
+  const cfr::Config defaults = cfr::parse_config("", "defaults");  // every registered algorithm's section at its defaults
+  CHECK(cfr::find_algorithm("mmd").networks(defaults, 10, 3).size() == 4);
+  CHECK(cfr::find_algorithm("mmd")
+            .networks(defaults, 10, 3)[static_cast<std::size_t>(cfr::find_algorithm("mmd").playing_network)]
+            .name == "policy");
+  CHECK(cfr::find_algorithm("escher").networks(defaults, 10, 3).size() == 4);
   CHECK(cfr::find_algorithm("deep_cfr")
-            .networks(10, 3)[static_cast<std::size_t>(cfr::find_algorithm("deep_cfr").playing_network)]
+            .networks(defaults, 10, 3)[static_cast<std::size_t>(cfr::find_algorithm("deep_cfr").playing_network)]
             .name == "strategy");
   CHECK(cfr::find_algorithm("deep_cfr").distributed);
   CHECK(cfr::find_algorithm("mmd").distributed);  // every built-in algorithm runs under mpirun

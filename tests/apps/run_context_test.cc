@@ -83,7 +83,8 @@ TEST_CASE("every trainer reports numeric faults and losses under its networks' n
     const auto m = small_kuhn_run("keys", algorithm, {"run.max_iterations=1"});
     REQUIRE(m.size() == 1);
     std::set<std::string> networks;
-    for (const auto& spec : cfr::find_algorithm(algorithm).networks(11, 2)) networks.insert(spec.name);
+    for (const auto& spec : cfr::find_algorithm(algorithm).networks(cfr::parse_config("", "defaults"), 11, 2))
+      networks.insert(spec.name);
     std::set<std::string> reported;
     for (const auto& [name, faults] : m[0]["nonfinite"].items()) {
       reported.insert(name);

@@ -32,7 +32,7 @@ class UniformTrainer final : public Trainer {
   UniformTrainer(const TrainerSetup& s, int input_width, int num_actions)
       : run_(s.run),
         steps_(s.config.algorithm_options.at("test_uniform").integer("steps")),
-        nets_(s.algorithm.networks(input_width, num_actions), s.run.network, s.run.seed),
+        nets_(s.algorithm.networks(s.config, input_width, num_actions), s.run.network, s.run.seed),
         tree_(build_game_tree(s.run.shape.game)),
         ctx_(s.run, s.io) {}
 
@@ -85,7 +85,7 @@ inline void register_uniform_algorithm() {
       .description = "test_uniform (the tests' toy: the uniform policy)",
       .options = {integer_option("steps", 1, 1, 1000, "a count the trainer writes as toy_steps = steps * iteration")},
       .networks =
-          [](int W, int A) {
+          [](const Config&, int W, int A) {
             return NetworkSpecs{{.name = "policy", .input_width = W, .output_width = A, .loss = NetLoss::kSoftCrossEntropy}};
           },
       .playing_network = 0,

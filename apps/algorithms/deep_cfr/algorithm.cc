@@ -86,7 +86,7 @@ void register_deep_cfr_algorithm(TrainerFactory make_trainer) {
                               "iteration t + 1's traversals run while iteration t's networks train, against the networks "
                               "published one iteration before (one process; simultaneous updates; one iteration's "
                               "samples held until its start; docs/deep-cfr.md)")},
-      .networks = deep_cfr_networks,
+      .networks = [](const Config&, int W, int A) { return deep_cfr_networks(W, A); },
       .playing_network = kStrategyNet,
       .validate =
           [](const Config& c, const KeyOrigin& origin) {

@@ -810,7 +810,7 @@ std::unique_ptr<Trainer> make_trainer(const TrainerSetup& setup, const Options& 
   return visit_registered_game(setup.run.shape.game, [&]<class R>(R) -> std::unique_ptr<Trainer> {
     auto game = R::Adapter::from_settings(setup.game);
     return std::make_unique<DeepCfrTrainer<typename R::Adapter>>(
-        setup.run, o, setup.algorithm.networks(game.input_width(), game.num_actions()), setup.io, std::move(game));
+        setup.run, o, setup.algorithm.networks(setup.config, game.input_width(), game.num_actions()), setup.io, std::move(game));
   });
 }
 

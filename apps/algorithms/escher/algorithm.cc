@@ -53,7 +53,7 @@ void register_escher_algorithm(TrainerFactory make_trainer) {
                   integer_option("value_batch_size", 512, 1, kMaxRows, "batch of a value step"),
                   integer_option("value_capacity", 1'000'000, 1, kBig, "samples in the value memory (emptied every iteration)"),
                   bool_option("reinitialize_value", false, "re-initialise the value net every iteration")},
-      .networks = escher_networks,
+      .networks = [](const Config&, int W, int A) { return escher_networks(W, A); },
       .playing_network = kStrategyNet,
       .validate =
           [](const Config& c, const KeyOrigin& origin) {

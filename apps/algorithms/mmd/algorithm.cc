@@ -18,7 +18,7 @@ namespace cfr {
 MmdOptions mmd_options(const Config& c) {
   const AlgorithmSettings& m = c.algorithm_options.at("mmd");
   const double bc_weight = m.real("bc_weight"), magnet_weight = m.real("magnet_weight");
-  const bool search_teacher = m.text("teacher") == "search";
+  const bool search_teacher = m.text("teacher") != "bot";  // "search" or "lookahead"
   return {.rollouts_per_iteration = static_cast<int>(m.integer("rollouts_per_iteration")),
           .rollout = {.reward_scale = m.real("reward_scale"),
                       .gae_lambda = m.real("gae_lambda"),
@@ -30,7 +30,8 @@ MmdOptions mmd_options(const Config& c) {
                       .teacher = nullptr,
                       .max_actions = static_cast<int>(m.integer("max_actions")),
                       .magnet = magnet_weight > 0,
-                      .cutoff = cutoff_value(c)},
+                      .cutoff = cutoff_value(c),
+                      .full_state_value = m.text("value_input") == "full"},
           .epochs = static_cast<int>(m.integer("epochs")),
           .batch_size = static_cast<int>(m.integer("batch_size")),
           .terms = {.clip = m.real("clip"),
@@ -47,6 +48,7 @@ MmdOptions mmd_options(const Config& c) {
           .bot = m.text("bot"),
           .teacher = m.text("teacher"),
           .search = {.share = search_teacher ? m.real("search_share") : 0.0,
+                     .lookahead = m.text("teacher") == "lookahead",
                      .settings = {.top_k = static_cast<int>(m.integer("search_k")),
                                   .deals = static_cast<int>(m.integer("search_deals")),
                                   .depth = static_cast<int>(m.integer("search_depth")),
@@ -83,7 +85,7 @@ namespace {
 
 void validate_mmd(const Config& c, const KeyOrigin& origin) {
   const AlgorithmSettings& m = c.algorithm_options.at("mmd");
-  const bool search_teacher = m.text("teacher") == "search";
+  const bool search_teacher = m.text("teacher") != "bot";  // "search" or "lookahead"
   // The bot's moves are needed by bot_share, and by bc_weight unless the search teaches.
   for (const std::string key : {"bc_weight", "bot_share"})
     if (const double value = m.real(key); value > 0 && c.run.game != "lost_cities" && !(search_teacher && key == "bc_weight"))
@@ -93,14 +95,20 @@ void validate_mmd(const Config& c, const KeyOrigin& origin) {
                       origin(std::string("mmd.") + key), key, value, c.run.game));
   if (search_teacher && m.real("bc_weight") == 0)
     throw InputError(
-        fmt::format("{}: mmd.teacher = 'search' with mmd.bc_weight = 0: the search's moves would weigh nothing; "
+        fmt::format("{}: mmd.teacher = '{}' with mmd.bc_weight = 0: the search's moves would weigh nothing; "
                     "set mmd.bc_weight > 0 (e.g. 1)",
-                    origin("mmd.teacher")));
+                    origin("mmd.teacher"), m.text("teacher")));
+  if (m.text("teacher") == "search" && m.text("value_input") == "full")
+    throw InputError(
+        fmt::format("{}: mmd.teacher = 'search' with mmd.value_input = 'full': the search values its leaves with the "
+                    "value network from the searching player's information state, and a full-state value network reads "
+                    "the opponent's hand too; set mmd.value_input = 'info' or mmd.teacher = 'bot'",
+                    origin("mmd.value_input")));
   if (search_teacher && m.real("search_share") == 0)
     throw InputError(
-        fmt::format("{}: mmd.teacher = 'search' with mmd.search_share = 0: no decision would be searched; set "
+        fmt::format("{}: mmd.teacher = '{}' with mmd.search_share = 0: no decision would be searched; set "
                     "it (e.g. 0.02)",
-                    origin("mmd.search_share")));
+                    origin("mmd.search_share"), m.text("teacher")));
   if (!search_teacher && m.real("search_share") > 0)
     throw InputError(
         fmt::format("{}: mmd.search_share = {} but mmd.teacher = '{}': the share is the search teacher's; set "
@@ -164,6 +172,10 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
                        "standardise the advantages over each batch (the magnet and entropy weights are then relative to "
                        "advantages of unit scale)"),
            real_option("reward_scale", 1, 1e-9, 1e9, "a game's reward is its return / reward_scale"),
+           string_option("value_input", "info", {"info", "full"},
+                         "what the value network (the advantages' baseline) reads: info (the information state of the "
+                         "player to move, as the policy) or full (that and the opponent's: its hand, a perfect-information "
+                         "critic; the policy still reads only its own; docs/mmd.md)"),
            real_option("gae_lambda", 0.95, 0, 1,
                        "lambda of generalised advantage estimation (1 = Monte-Carlo return minus the value baseline)"),
            integer_option("max_actions", 1000, 0, 100'000'000,
@@ -175,10 +187,11 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
            integer_option("bc_fade_iterations", 0, 0, 100'000'000,
                           "the cloning weight falls linearly to 0 at this iteration (0 = it never fades)"),
            real_option("bot_share", 0, 0, 1, "share of rollouts whose second seat is mmd.bot"),
-           string_option("teacher", "bot", {"bot", "search"},
-                         "whose moves the cloning term (bc_weight) follows: bot (mmd.bot's, every learning decision) or search "
+           string_option("teacher", "bot", {"bot", "search", "lookahead"},
+                         "whose moves the cloning term (bc_weight) follows: bot (mmd.bot's, every learning decision), search "
                          "(determinized search over the rollouts' own networks on search_share of the decisions: expert "
-                         "iteration; docs/mmd.md)"),
+                         "iteration) or lookahead (the same from the rollout's own deal with its own opponent, the "
+                         "queries batched with the rollouts'; docs/mmd.md)"),
            real_option("search_share", 0, 0, 1, "share of the learning decisions the search teacher searches"),
            integer_option("search_k", 3, 2, kMaxSearchCandidates,
                           "the search teacher's candidates: the policy's k most probable moves"),
@@ -216,16 +229,20 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
            bool_option("overlap", false,
                        "the next iteration's rollouts play while this iteration's samples train, against the networks "
                        "published one iteration before (one process; twice the memories; docs/mmd.md)")},
-      .networks = mmd_networks,
+      .networks =
+          [](const Config& c, int W, int A) {
+            return mmd_networks(W, A, mmd_sample_width(W, c.algorithm_options.at("mmd").text("value_input") == "full"));
+          },
       .playing_network = kPolicyNet,
       .validate = validate_mmd,
-      // One iteration's policy samples (W → 4·A + 1) and value samples (W → 1); two with overlap.
+      // One iteration's policy samples (W → 4·A + 1) and value samples (W or 2·W → 1); two with overlap.
       .memory =
           [](const Config& c, int W, int A) {
             const AlgorithmSettings& m = c.algorithm_options.at("mmd");
             const std::int64_t capacity = m.integer("capacity");
+            const int value_width = mmd_sample_width(W, m.text("value_input") == "full");
             const double per = static_cast<double>(ReservoirMemory::bytes_per_sample(W, mmd_target_width(A)) +
-                                                   ReservoirMemory::bytes_per_sample(W, 1)) *
+                                                   ReservoirMemory::bytes_per_sample(value_width, 1)) *
                                (m.flag("overlap") ? 2 : 1);
             return MemoryNeed{.bytes = per * static_cast<double>(capacity),
                               .what = fmt::format("mmd.capacity = {} needs", capacity),

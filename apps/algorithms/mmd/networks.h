@@ -18,14 +18,16 @@ namespace cfr {
 /// kTrainerStream) (checkpointed), the snapshot opponent from the same trainer stream.
 inline constexpr std::uint64_t kMmdMemoryStream = 7;
 
-inline NetworkSpecs mmd_networks(int input_width, int output_width) {
+/// value_input_width: input_width (mmd.value_input = "info": V reads the information state of the
+/// player to move) or 2·input_width ("full": that and the opponent's, mmd_full_state_width).
+inline NetworkSpecs mmd_networks(int input_width, int output_width, int value_input_width) {
   NetworkSpecs set(kNumMmdNets);
   set[kPolicyNet] = {.name = "policy",
                      .input_width = input_width,
                      .output_width = output_width,
                      .loss = NetLoss::kClippedPolicyGradient,
                      .target_width = mmd_target_width(output_width)};
-  set[kMmdValueNet] = {.name = "value", .input_width = input_width, .output_width = 1, .loss = NetLoss::kMaskedMse};
+  set[kMmdValueNet] = {.name = "value", .input_width = value_input_width, .output_width = 1, .loss = NetLoss::kMaskedMse};
   set[kMagnetNet] = {
       .name = "magnet", .input_width = input_width, .output_width = output_width, .loss = NetLoss::kSoftCrossEntropy};
   set[kOpponentNet] = {

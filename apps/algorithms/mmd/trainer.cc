@@ -77,14 +77,17 @@ class MmdTrainer final : public Trainer {
         game_(std::move(game)),
         W_(game_.input_width()),
         A_(game_.num_actions()),
-        nets_(mmd_networks(W_, A_), network_for_this_rank(o.network, io.dist), o.seed),  // a rank's own GPU
+        SW_(mmd_sample_width(W_, m.rollout.full_state_value)),
+        nets_(mmd_networks(W_, A_, SW_), network_for_this_rank(o.network, io.dist), o.seed),  // a rank's own GPU
         scheduler_(make_scheduler(o.scheduler, o.scheduler_options)),
         train_rng_(derive_seed(o.seed, kTrainerStream)) {
     configure_torch_threads(o.torch_threads);
-    if (m_.search.share > 0) {  // mmd.teacher = "search" (validated)
-      teacher_nets_.emplace(nets_);
+    if (m_.search.share > 0) {  // mmd.teacher = "search" or "lookahead" (validated)
       teacher_.options = m_.search;
-      teacher_.nets = &*teacher_nets_;
+      if (!m_.search.lookahead) {  // the lookahead's queries are the rollouts' own
+        teacher_nets_.emplace(nets_);
+        teacher_.nets = &*teacher_nets_;
+      }
     }
     const TrainConfig base = o.training;
     policy_train_ = base;
@@ -100,8 +103,8 @@ class MmdTrainer final : public Trainer {
           "mmd.overlap = true runs in one process: under mpirun the ranks play the rollouts while the learner waits for "
           "them; set mmd.overlap = false or run one process");
     if (!learner()) return;  // a rollout rank: the learner sends the weights and the draw
-    mem_[0].emplace(m_.capacity, W_, A_, o.seed);
-    if (m_.overlap) mem_[1].emplace(m_.capacity, W_, A_, o.seed);
+    mem_[0].emplace(m_.capacity, W_, SW_, A_, o.seed);
+    if (m_.overlap) mem_[1].emplace(m_.capacity, W_, SW_, A_, o.seed);
     if constexpr (EnumerableGame<typename G::State>) tree_.emplace(build_game_tree(o.shape.game));
     if (!m_.initial_policy.empty()) {
       const std::string path = m_.initial_policy.substr(std::string_view("checkpoint:").size());
@@ -240,7 +243,7 @@ class MmdTrainer final : public Trainer {
       rollout_[0] = rollout_options(it_, cumulative);
       const TraversalShare share = traversal_share(m_.rollouts_per_iteration, dist.rank(), dist.size());
       std::vector<char> record;
-      SamplePipe pipe(W_, mmd_target_width(A_), o_.pipe, [&](const SampleBlock& b) { dist.send_block(b, share.first); });
+      SamplePipe pipe(SW_, mmd_target_width(A_), o_.pipe, [&](const SampleBlock& b) { dist.send_block(b, share.first); });
       LeagueTally tally([&record](int opponent, double learner_return) { put_league_game(record, opponent, learner_return); },
                         pipe);
       const RunStats st = scheduler_->run(rollout_job(share, it_, rollout_[0]), rollout_evaluators(), tally, nullptr);
@@ -266,12 +269,13 @@ class MmdTrainer final : public Trainer {
   /// thread that makes its MPI calls).
   bool data_parallel() const { return io_.dist != nullptr && io_.dist->learners() > 1; }
 
-  /// The learner's memories: this iteration's samples (policy rows of 4·A + 1 floats; the value
-  /// net's rows are their inputs and last column).
+  /// The learner's memories: this iteration's samples (policy rows of 4·A + 1 floats on the first
+  /// W floats of a sample's input; the value net's rows are the whole input, SW floats, and the
+  /// last column).
   struct Memories {
-    Memories(std::int64_t capacity, int W, int A, std::uint64_t seed)
+    Memories(std::int64_t capacity, int W, int SW, int A, std::uint64_t seed)
         : policy(capacity, W, mmd_target_width(A), derive_seed(seed, kMmdMemoryStream)),
-          value(capacity, W, 1, derive_seed(seed, kMmdMemoryStream, 1)) {}
+          value(capacity, SW, 1, derive_seed(seed, kMmdMemoryStream, 1)) {}
     ReservoirMemory policy, value;
   };
 
@@ -386,7 +390,7 @@ class MmdTrainer final : public Trainer {
   MmdRolloutOptions rollout_options(int it, std::span<const double> cumulative) const {
     MmdRolloutOptions r = m_.rollout;  // the bot's moves are asked for only while cloning weighs anything
     r.bc_targets = m_.rollout.bc_targets && bc_weight(it) > 0;
-    r.teacher = teacher_nets_ && bc_weight(it) > 0 ? &teacher_ : nullptr;  // searched only while cloning weighs anything
+    r.teacher = m_.search.share > 0 && bc_weight(it) > 0 ? &teacher_ : nullptr;  // searched only while cloning weighs anything
     MmdLeague& lg = r.league;
     lg.size = static_cast<int>(league_.size());
     for (std::size_t i = 0; i < league_.size(); ++i) {
@@ -583,7 +587,7 @@ class MmdTrainer final : public Trainer {
             .num_traversals = share.count,
             .first_index = share.first,
             .seed = o_.seed,
-            .input_width = W_,
+            .input_width = SW_,
             .output_width = mmd_target_width(A_),
             .start = [this, &o](TraversalContext& ctx) { return mmd_rollout(ctx, game_, o); }};
   }
@@ -628,7 +632,7 @@ class MmdTrainer final : public Trainer {
         const float* in = s.input(i);
         const float* t = s.target(i);
         bool finite = true;
-        for (int c = 0; c < W_ && finite; ++c) finite = std::isfinite(in[c]);
+        for (int c = 0; c < SW_ && finite; ++c) finite = std::isfinite(in[c]);
         for (int c = 0; c < mmd_target_width(A_) && finite; ++c) finite = std::isfinite(t[c]);
         if (!finite) {
           ++dropped;
@@ -642,11 +646,11 @@ class MmdTrainer final : public Trainer {
     RunStats st;
     if (io_.dist != nullptr) {
       std::vector<std::vector<char>> records;
-      st = io_.dist->receive_phase(W_, mmd_target_width(A_), consume, o_.distributed_timeout_seconds,
+      st = io_.dist->receive_phase(SW_, mmd_target_width(A_), consume, o_.distributed_timeout_seconds,
                                    fmt::format("iteration {}, rollouts", k), &records);
       for (std::size_t r = 0; r < records.size(); ++r) count_league_games(records[r], static_cast<int>(r) + 1);
     } else {
-      SamplePipe pipe(W_, mmd_target_width(A_), o_.pipe, consume);
+      SamplePipe pipe(SW_, mmd_target_width(A_), o_.pipe, consume);
       LeagueTally tally(
           [this](int opponent, double learner_return) {
             if (opponent < static_cast<int>(league_.size())) count_league_game(opponent, learner_return);
@@ -847,7 +851,7 @@ class MmdTrainer final : public Trainer {
         "digest {}",
         rollout_s_, rollout_s_ > 0 ? nodes_ / rollout_s_ : 0.0, train_s_, policy_stats_.mean_loss, pg.magnet_kl, pg.entropy,
         policy_train_.policy_gradient.bc_weight > 0
-            ? fmt::format(", {} CE {:.3g}{}", teacher_nets_ ? "search" : "bot", pg.bot_cross_entropy, search_note())
+            ? fmt::format(", {} CE {:.3g}{}", m_.teacher, pg.bot_cross_entropy, search_note())
             : "",
         value_stats_.mean_loss, ctx_.metrics()["sample_digest"].get<std::string>()));
   }
@@ -865,6 +869,7 @@ class MmdTrainer final : public Trainer {
   const TrainerIo io_;
   const G game_;
   const int W_, A_;
+  const int SW_;  // a sample's input: W_, or 2·W_ with mmd.value_input = "full" (mmd_sample_width)
   NetworkSet nets_;
   std::optional<TeacherNets> teacher_nets_;  // mmd.teacher = "search"
   mutable MmdSearchTeacher teacher_;         // rollout_options() (const) hands it out; the rollouts count into it
