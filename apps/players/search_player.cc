@@ -303,7 +303,7 @@ std::unique_ptr<lc::BatchBot> make_search_player(const std::string& spec, const 
     throw InputError(
         fmt::format("search:{}: depth={} needs the checkpoint's value network: an MMD run's checkpoint whose value "
                     "network reads the information state (an exported model or another algorithm's has none; one "
-                    "trained with mmd.value_input = 'full' reads the opponent's hand, which a search cannot know)",
+                    "trained with mmd.value_input = 'full' or 'world' reads the opponent's hand, which a search cannot know)",
                     path, o.depth));
   if (o.depth > 0 && !o.rollout_bot.empty())
     throw InputError(

@@ -140,6 +140,9 @@ inline int encoding_size(const Rules& r, const EncodingOptions& o) {
   return n;
 }
 
+/// Floats of State::encode_world: three per card id (n_colors·(n_ranks+1)), then the deck's size.
+inline int world_encoding_size(const Rules& r) { return 3 * r.n_colors * (r.n_ranks + 1) + 1; }
+
 /// Per (player, color) expedition summary, maintained incrementally.
 struct Expedition {
   std::uint8_t len = 0;        // cards, wagers included
@@ -185,6 +188,12 @@ class State {
   /// that long) from `observer`'s view: own hand, public cards, counts; never the opponent's
   /// hand or the deck order.
   void encode(int observer, std::span<float> out, const EncodingOptions& opts) const;
+  /// The deck's order, which no player sees, for a critic that may read it (mmd.value_input =
+  /// "world"), from `observer`'s seat: per card id, its copies in the deck the observer would draw
+  /// if every draw came from the deck (the next draw is the player to move's), those the opponent
+  /// would, and the sum over its copies of 1 − depth/size (how soon each comes up; the top is 1);
+  /// then size / rules.deck_size(). world_encoding_size(rules) floats (precondition checked).
+  void encode_world(int observer, std::span<float> out) const;
 
   // --- observers ----------------------------------------------------------------------------
   const Rules& rules() const noexcept { return rules_; }

@@ -19,6 +19,24 @@ void State::encode(int observer, std::span<float> out, const EncodingOptions& op
 
 // `o` is restrict: the state's byte-sized fields could otherwise alias the float stores (char
 // types alias anything), forcing a reload of every field after every store.
+void State::encode_world(int observer, std::span<float> out) const {
+  const int n = world_encoding_size(rules_);
+  CFR_CHECK(static_cast<int>(out.size()) >= n, "output span holds {} floats, the world encoding needs {}", out.size(), n);
+  CFR_CHECK(observer == 0 || observer == 1, "observer {} is not 0 or 1", observer);
+  std::fill_n(out.begin(), n, 0.0F);
+  const int ids = rules_.n_colors * (rules_.n_ranks + 1);
+  const int len = deck_len_;
+  const bool observer_next = current_player_ == observer;  // the next deck draw is the mover's
+  for (int i = 0; i < len; ++i) {
+    const int depth = len - 1 - i;  // 0: the top
+    const int id = card_id(rules_, deck_[static_cast<std::size_t>(i)]);
+    const bool mine = ((depth % 2) == 0) == observer_next;
+    out[static_cast<std::size_t>(mine ? id : ids + id)] += 1.0F;
+    out[static_cast<std::size_t>(2 * ids + id)] += 1.0F - static_cast<float>(depth) / static_cast<float>(len);
+  }
+  out[static_cast<std::size_t>(3 * ids)] = static_cast<float>(len) / static_cast<float>(rules_.deck_size());
+}
+
 void State::encode_into(const State& st, int observer, float* __restrict o, const EncodingOptions& opts) noexcept {
   const Rules& r = st.rules_;
   const int C = r.n_colors, R = r.n_ranks, H = r.hand_size, HS = r.n_handshakes;

@@ -32,10 +32,15 @@
 // rollouts play, and its move, not the bot's, is the sample's cloning one-hot; the rollout still
 // plays the action it sampled from π (the policy gradient stays on-policy).
 //
+// What V reads (MmdRolloutOptions::value_input, mmd.value_input): the information state, the full
+// state (both players' information states), or the full state and the deck's order ("world": then
+// the rollout draws the deck in the order it was dealt, mmd_apply).
+//
 // The loop is iterative: the native stack and the frames do not grow with the game.
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <concepts>
 
 #include "engine/core/task.h"
 #include "engine/traversal/determinized_search.h"
@@ -49,6 +54,11 @@ enum MmdNetId : int { kPolicyNet = 0, kMmdValueNet = 1, kMagnetNet = 2, kOpponen
 
 /// The width of an MMD sample's target: 4·A + 1 (see above).
 constexpr int mmd_target_width(int num_actions) noexcept { return 4 * num_actions + 1; }
+
+/// What MMD's value network reads (mmd.value_input): the information state of the player to move
+/// (kInfo), the full state (kFull: the opponent's too), or the full state and the deck's order
+/// (kWorld: games with kGameHasWorld).
+enum class MmdValueInput : std::uint8_t { kInfo, kFull, kWorld };
 
 /// Who plays the seat the learner does not hold in a rollout.
 enum class MmdSeat : std::uint8_t { kSelf, kSnapshot, kBot, kLeague };
@@ -111,15 +121,33 @@ struct MmdRolloutOptions {
   int max_actions = 0;                  // actions per game before it is cut off (0 = none)
   bool magnet = true;                   // ask ρ (false when its weight is 0: the stored ρ is then π, KL 0)
   CutoffValue cutoff = CutoffValue::kScoreDiff;
-  /// mmd.value_input = "full": V reads the full state (mmd_encode_full_state), the policy never
-  /// does; a sample's input is then the full state's 2·W floats, the policy's its first W.
-  bool full_state_value = false;
+  /// What V reads (mmd.value_input; mmd_encode_value_input): beyond the information state, the
+  /// policy never reads it; a sample's input is V's, the policy's its first W floats.
+  MmdValueInput value_input = MmdValueInput::kInfo;
 };
 
 /// The width of the value network's input and of an MMD sample's input: the information state
-/// (W), or with full_state_value the full state (2·W).
-constexpr int mmd_sample_width(int input_width, bool full_state_value) noexcept {
-  return full_state_value ? 2 * input_width : input_width;
+/// (W), the full state (2·W), or that and the deck's order (2·W + the game's world_width()).
+constexpr int mmd_sample_width(int input_width, MmdValueInput v, int world_width) noexcept {
+  return v == MmdValueInput::kInfo ? input_width : v == MmdValueInput::kFull ? 2 * input_width : 2 * input_width + world_width;
+}
+
+/// A game whose chance is a deck dealt in order may show a critic that order: world_width() floats
+/// of encode_world(s, p, out), and apply_dealt(s, a), an action that draws the deck's own next card
+/// (lost_cities; LostCitiesTraversalGame).
+template <class G>
+inline constexpr bool kGameHasWorld = requires(const G& g, typename G::State& st, float* out) {
+  { g.world_width() } -> std::convertible_to<int>;
+  g.encode_world(st, 0, out);
+  g.apply_dealt(st, 0);
+};
+template <class G>
+int mmd_world_width(const G& game) {
+  if constexpr (kGameHasWorld<G>) {
+    return game.world_width();
+  } else {
+    return 0;
+  }
 }
 
 /// The full state as the value network of mmd.value_input = "full" reads it, from the seat of
@@ -133,6 +161,37 @@ template <class G>
 void mmd_encode_full_state(const G& game, const typename G::State& s, int p, float* out) {
   game.encode(s, p, out);
   game.encode(s, 1 - p, out + game.input_width());
+}
+
+/// V's input at s from p's seat (mmd_sample_width floats): p's information state; with kFull the
+/// opponent's after it; with kWorld the deck's order after both (encode_world). The order is the
+/// hidden future: with the opponent's hand it leaves a critic, against a fixed opponent, little but
+/// the players' own choices to be uncertain about; the policy gradient stays unbiased, as above (a
+/// player's action depends on its information state only, and the order is dealt before play).
+template <class G>
+void mmd_encode_value_input(const G& game, const typename G::State& s, int p, MmdValueInput v, float* out) {
+  if (v == MmdValueInput::kInfo) {
+    game.encode(s, p, out);
+    return;
+  }
+  mmd_encode_full_state(game, s, p, out);
+  if constexpr (kGameHasWorld<G>) {
+    if (v == MmdValueInput::kWorld) game.encode_world(s, p, out + 2 * game.input_width());
+  }
+}
+
+/// An action of a rollout: with kWorld the deck keeps the order it was dealt in (the deal shuffled
+/// it uniformly, so play is distributed as under game.apply, which draws a random deck card at
+/// each draw; a critic reading the order must see the cards that will come), else game.apply.
+template <class G>
+void mmd_apply(const G& game, MmdValueInput v, typename G::State& s, int action, Rng& rng) {
+  if constexpr (kGameHasWorld<G>) {
+    if (v == MmdValueInput::kWorld) {
+      game.apply_dealt(s, action);
+      return;
+    }
+  }
+  game.apply(s, action, rng);
 }
 
 template <class G>
@@ -172,7 +231,7 @@ Task<int> mmd_opponent_move(TraversalContext& ctx, const G& game, const MmdOppon
 /// the learner `me` (probs: π at s) from the rollout's own state, the real deal, with the rollout's
 /// own opponent `w` in the other seat. Candidate c is applied and the game continues for `depth`
 /// moves (0: to the end or `cap`), π playing the learner's seat (and both in self-play, w.seat =
-/// kSelf), then V values the state reached (the full state with full_state_value), or the return
+/// kSelf), then V values the state reached (the full state with value_input = kFull), or the return
 /// as it stands at the end or the cap; `deals` continuations per candidate, continuation j drawing
 /// from derive_seed(seed, j) for every candidate (common random numbers). Every query is the
 /// rollout's own, suspended and batched by the scheduler like the rest of it. Since the state is
@@ -220,12 +279,8 @@ Task<void> mmd_lookahead(TraversalContext& ctx, const G& game, const MmdRolloutO
         v = b.returns(me);
       } else {
         const int p = b.current_player();
-        float* in = ctx.scratch_input(mmd_sample_width(W, o.full_state_value));
-        if (o.full_state_value) {
-          mmd_encode_full_state(game, b, p, in);
-        } else {
-          game.encode(b, p, in);
-        }
+        float* in = ctx.scratch_input(mmd_sample_width(W, o.value_input, mmd_world_width(game)));
+        mmd_encode_value_input(game, b, p, o.value_input, in);  // kWorld is refused with the lookahead
         co_await ctx.query(kMmdValueNet, in, b.legal_mask(), value);
         ++r.forwards;
         v = static_cast<double>(value[0]) * o.reward_scale * (p == me ? 1.0 : -1.0);  // zero-sum
@@ -292,11 +347,7 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
     if (p == learner || second == MmdSeat::kSelf) {
       const int si = ctx.advantage.push(p, ctx.iteration, legal);
       float* in = ctx.advantage.input(si);
-      if (o.full_state_value) {
-        mmd_encode_full_state(game, s, p, in);  // π and ρ read its first W floats, V all of them
-      } else {
-        game.encode(s, p, in);
-      }
+      mmd_encode_value_input(game, s, p, o.value_input, in);  // π and ρ read its first W floats, V all of them
       co_await ctx.query(kPolicyNet, in, legal, logits);
       if (o.magnet) co_await ctx.query(kMagnetNet, in, legal, magnet);
       co_await ctx.query(kMmdValueNet, in, legal, value);
@@ -332,7 +383,7 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
     } else {
       a = co_await mmd_opponent_move(ctx, game, w, s, p, legal, ctx.rng);
     }
-    game.apply(s, a, ctx.rng);
+    mmd_apply(game, o.value_input, s, a, ctx.rng);
   }
   ctx.cut_off = cut;
   ctx.nodes += nodes;

@@ -76,6 +76,14 @@ struct LostCitiesTraversalGame {
     }
     s.apply_action(action);
   }
+  /// The deck's order for a critic that may read it (mmd.value_input = "world", engine/traversal/mmd.h).
+  int world_width() const { return lc::world_encoding_size(rules); }
+  void encode_world(const State& s, int player, float* out) const {
+    s.encode_world(player, std::span<float>(out, static_cast<std::size_t>(world_width())));
+  }
+  /// An action that draws the deck's own next card (no random card is moved to the top first): the
+  /// deal shuffled the deck uniformly, so a single line of play is distributed as under apply.
+  void apply_dealt(State& s, int action) const { s.apply_action(action); }
   int bot_action(const State& s, Rng& rng) const {
     CFR_CHECK(bot != nullptr, "opponent_policy = bot without a bot");
     return bot->choose_action(s, rng);

@@ -11,9 +11,25 @@
 #include "apps/run/options.h"
 #include "engine/core/errors.h"
 #include "engine/games/bots.h"
+#include "engine/games/games.h"
 #include "engine/memory/reservoir.h"
 
 namespace cfr {
+
+namespace {
+
+MmdValueInput value_input(const AlgorithmSettings& m) {
+  const std::string& v = m.text("value_input");
+  return v == "full" ? MmdValueInput::kFull : v == "world" ? MmdValueInput::kWorld : MmdValueInput::kInfo;
+}
+
+/// The value network's input width (and a sample's) for a config whose game's input width is W.
+int value_width(const Config& c, int W) {
+  const MmdValueInput v = value_input(c.algorithm_options.at("mmd"));
+  return mmd_sample_width(W, v, v == MmdValueInput::kWorld ? traversal_world_width(c.run.game, game_settings(c)) : 0);
+}
+
+}  // namespace
 
 MmdOptions mmd_options(const Config& c) {
   const AlgorithmSettings& m = c.algorithm_options.at("mmd");
@@ -31,7 +47,7 @@ MmdOptions mmd_options(const Config& c) {
                       .max_actions = static_cast<int>(m.integer("max_actions")),
                       .magnet = magnet_weight > 0,
                       .cutoff = cutoff_value(c),
-                      .full_state_value = m.text("value_input") == "full"},
+                      .value_input = value_input(m)},
           .epochs = static_cast<int>(m.integer("epochs")),
           .batch_size = static_cast<int>(m.integer("batch_size")),
           .terms = {.clip = m.real("clip"),
@@ -98,12 +114,25 @@ void validate_mmd(const Config& c, const KeyOrigin& origin) {
         fmt::format("{}: mmd.teacher = '{}' with mmd.bc_weight = 0: the search's moves would weigh nothing; "
                     "set mmd.bc_weight > 0 (e.g. 1)",
                     origin("mmd.teacher"), m.text("teacher")));
-  if (m.text("teacher") == "search" && m.text("value_input") == "full")
+  if (m.text("teacher") == "search" && m.text("value_input") != "info")
     throw InputError(
-        fmt::format("{}: mmd.teacher = 'search' with mmd.value_input = 'full': the search values its leaves with the "
-                    "value network from the searching player's information state, and a full-state value network reads "
+        fmt::format("{}: mmd.teacher = 'search' with mmd.value_input = '{}': the search values its leaves with the "
+                    "value network from the searching player's information state, and this value network reads "
                     "the opponent's hand too; set mmd.value_input = 'info' or mmd.teacher = 'bot'",
-                    origin("mmd.value_input")));
+                    origin("mmd.value_input"), m.text("value_input")));
+  if (m.text("value_input") == "world") {
+    if (m.text("teacher") == "lookahead")
+      throw InputError(
+          fmt::format("{}: mmd.teacher = 'lookahead' with mmd.value_input = 'world': the lookahead's leaves would be "
+                      "valued knowing the real deck's order, so the teacher would favour moves for draws no player can "
+                      "see; set mmd.value_input = 'full' or 'info'",
+                      origin("mmd.value_input")));
+    if (traversal_world_width(c.run.game, game_settings(c)) == 0)
+      throw InputError(
+          fmt::format("{}: mmd.value_input = 'world' reads the order a deck was dealt in, and '{}' deals no deck "
+                      "(lost_cities does); set mmd.value_input = 'full' or 'info'",
+                      origin("mmd.value_input"), c.run.game));
+  }
   if (search_teacher && m.real("search_share") == 0)
     throw InputError(
         fmt::format("{}: mmd.teacher = '{}' with mmd.search_share = 0: no decision would be searched; set "
@@ -172,10 +201,11 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
                        "standardise the advantages over each batch (the magnet and entropy weights are then relative to "
                        "advantages of unit scale)"),
            real_option("reward_scale", 1, 1e-9, 1e9, "a game's reward is its return / reward_scale"),
-           string_option("value_input", "info", {"info", "full"},
+           string_option("value_input", "info", {"info", "full", "world"},
                          "what the value network (the advantages' baseline) reads: info (the information state of the "
-                         "player to move, as the policy) or full (that and the opponent's: its hand, a perfect-information "
-                         "critic; the policy still reads only its own; docs/mmd.md)"),
+                         "player to move, as the policy), full (that and the opponent's: its hand, a perfect-information "
+                         "critic; the policy still reads only its own) or world (full and the order the deck was dealt "
+                         "in, the draws to come: lost_cities; docs/mmd.md)"),
            real_option("gae_lambda", 0.95, 0, 1,
                        "lambda of generalised advantage estimation (1 = Monte-Carlo return minus the value baseline)"),
            integer_option("max_actions", 1000, 0, 100'000'000,
@@ -231,7 +261,7 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
                        "published one iteration before (one process; twice the memories; docs/mmd.md)")},
       .networks =
           [](const Config& c, int W, int A) {
-            return mmd_networks(W, A, mmd_sample_width(W, c.algorithm_options.at("mmd").text("value_input") == "full"));
+            return mmd_networks(W, A, value_width(c, W));
           },
       .playing_network = kPolicyNet,
       .validate = validate_mmd,
@@ -240,9 +270,9 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
           [](const Config& c, int W, int A) {
             const AlgorithmSettings& m = c.algorithm_options.at("mmd");
             const std::int64_t capacity = m.integer("capacity");
-            const int value_width = mmd_sample_width(W, m.text("value_input") == "full");
+            const int sample_width = value_width(c, W);
             const double per = static_cast<double>(ReservoirMemory::bytes_per_sample(W, mmd_target_width(A)) +
-                                                   ReservoirMemory::bytes_per_sample(value_width, 1)) *
+                                                   ReservoirMemory::bytes_per_sample(sample_width, 1)) *
                                (m.flag("overlap") ? 2 : 1);
             return MemoryNeed{.bytes = per * static_cast<double>(capacity),
                               .what = fmt::format("mmd.capacity = {} needs", capacity),

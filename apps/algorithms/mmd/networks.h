@@ -19,7 +19,8 @@ namespace cfr {
 inline constexpr std::uint64_t kMmdMemoryStream = 7;
 
 /// value_input_width: input_width (mmd.value_input = "info": V reads the information state of the
-/// player to move) or 2·input_width ("full": that and the opponent's, mmd_full_state_width).
+/// player to move), 2·input_width ("full": that and the opponent's) or 2·input_width + the game's
+/// world width ("world": and the deck's order); mmd_sample_width.
 inline NetworkSpecs mmd_networks(int input_width, int output_width, int value_input_width) {
   NetworkSpecs set(kNumMmdNets);
   set[kPolicyNet] = {.name = "policy",

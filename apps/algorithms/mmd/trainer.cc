@@ -77,7 +77,7 @@ class MmdTrainer final : public Trainer {
         game_(std::move(game)),
         W_(game_.input_width()),
         A_(game_.num_actions()),
-        SW_(mmd_sample_width(W_, m.rollout.full_state_value)),
+        SW_(mmd_sample_width(W_, m.rollout.value_input, mmd_world_width(game_))),
         nets_(mmd_networks(W_, A_, SW_), network_for_this_rank(o.network, io.dist), o.seed),  // a rank's own GPU
         scheduler_(make_scheduler(o.scheduler, o.scheduler_options)),
         train_rng_(derive_seed(o.seed, kTrainerStream)) {
@@ -869,7 +869,7 @@ class MmdTrainer final : public Trainer {
   const TrainerIo io_;
   const G game_;
   const int W_, A_;
-  const int SW_;  // a sample's input: W_, or 2·W_ with mmd.value_input = "full" (mmd_sample_width)
+  const int SW_;  // a sample's input: W_, 2·W_ or 2·W_ + the world's with mmd.value_input = "full" or "world" (mmd_sample_width)
   NetworkSet nets_;
   std::optional<TeacherNets> teacher_nets_;  // mmd.teacher = "search"
   mutable MmdSearchTeacher teacher_;         // rollout_options() (const) hands it out; the rollouts count into it

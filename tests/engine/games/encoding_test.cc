@@ -157,3 +157,43 @@ TEST_CASE("encodings without the optional blocks are prefixes of the full encodi
   }
   for (int i = 0; i < 48; ++i) CHECK(slot_only[static_cast<std::size_t>(171 + i)] == full[static_cast<std::size_t>(249 + i)]);
 }
+
+TEST_CASE("the world encoding gives the deck's order: the next card to the player to move") {
+  const State s = scenario();  // c4 face 9 on top of the deck; player 1 is to draw
+  const Rules& r = s.rules();
+  const int ids = r.n_colors * (r.n_ranks + 1), n = world_encoding_size(r), len = s.deck_size();
+  REQUIRE(n == 3 * ids + 1);
+  REQUIRE(s.current_player() == 1);
+  REQUIRE(s.deck_card(len - 1) == num(4, 8));
+  const int id = card_id(r, num(4, 8));  // a numeric card: one copy
+  std::vector<float> w1(static_cast<std::size_t>(n), -1.0F), w0(static_cast<std::size_t>(n), -1.0F);
+  s.encode_world(1, w1);
+  s.encode_world(0, w0);
+  CHECK(w1[static_cast<std::size_t>(id)] == 1.0F);  // player 1 draws it
+  CHECK(w1[static_cast<std::size_t>(ids + id)] == 0.0F);
+  CHECK(w0[static_cast<std::size_t>(id)] == 0.0F);  // from player 0's seat: the opponent's
+  CHECK(w0[static_cast<std::size_t>(ids + id)] == 1.0F);
+  CHECK(w1[static_cast<std::size_t>(2 * ids + id)] == 1.0F);  // on top: comes up first
+  CHECK(w1[static_cast<std::size_t>(3 * ids)] == Approx(static_cast<double>(len) / 60));
+  CHECK(sum(w1, 0, 2 * ids) == Approx(len));  // every deck card once, in one of the two seats
+  CHECK(sum(w1, 0, ids) == Approx(sum(w0, ids, 2 * ids)));  // the seats swap with the observer
+  std::vector<float> short_span(static_cast<std::size_t>(n - 1));
+  CHECK_THROWS_AS(s.encode_world(0, short_span), cfr::CheckError);
+}
+
+TEST_CASE("the world encoding of a fresh deal holds every deck card once, alternating between the seats") {
+  const Rules r;
+  const State s = State::deal(r, 7);
+  const int ids = r.n_colors * (r.n_ranks + 1), n = world_encoding_size(r);
+  std::vector<float> w(static_cast<std::size_t>(n));
+  s.encode_world(s.current_player(), w);
+  const int len = s.deck_size();
+  CHECK(sum(w, 0, ids) == Approx((len + 1) / 2));  // the mover draws the top, the third, ...
+  CHECK(sum(w, ids, 2 * ids) == Approx(len / 2));
+  CHECK(w[static_cast<std::size_t>(card_id(r, s.deck_card(len - 1)))] >= 1.0F);
+  CHECK(w[static_cast<std::size_t>(ids + card_id(r, s.deck_card(len - 2)))] >= 1.0F);
+  double soon = 0;
+  for (int d = 0; d < len; ++d) soon += 1.0 - static_cast<double>(d) / len;
+  CHECK(sum(w, 2 * ids, 3 * ids) == Approx(soon).epsilon(1e-4));
+  CHECK(w[static_cast<std::size_t>(3 * ids)] == Approx(static_cast<double>(len) / r.deck_size()));
+}
