@@ -259,10 +259,7 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
            bool_option("overlap", false,
                        "the next iteration's rollouts play while this iteration's samples train, against the networks "
                        "published one iteration before (one process; twice the memories; docs/mmd.md)")},
-      .networks =
-          [](const Config& c, int W, int A) {
-            return mmd_networks(W, A, value_width(c, W));
-          },
+      .networks = [](const Config& c, int W, int A) { return mmd_networks(W, A, value_width(c, W)); },
       .playing_network = kPolicyNet,
       .validate = validate_mmd,
       // One iteration's policy samples (W → 4·A + 1) and value samples (W or 2·W → 1); two with overlap.

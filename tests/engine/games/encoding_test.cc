@@ -175,7 +175,7 @@ TEST_CASE("the world encoding gives the deck's order: the next card to the playe
   CHECK(w0[static_cast<std::size_t>(ids + id)] == 1.0F);
   CHECK(w1[static_cast<std::size_t>(2 * ids + id)] == 1.0F);  // on top: comes up first
   CHECK(w1[static_cast<std::size_t>(3 * ids)] == Approx(static_cast<double>(len) / 60));
-  CHECK(sum(w1, 0, 2 * ids) == Approx(len));  // every deck card once, in one of the two seats
+  CHECK(sum(w1, 0, 2 * ids) == Approx(len));                // every deck card once, in one of the two seats
   CHECK(sum(w1, 0, ids) == Approx(sum(w0, ids, 2 * ids)));  // the seats swap with the observer
   std::vector<float> short_span(static_cast<std::size_t>(n - 1));
   CHECK_THROWS_AS(s.encode_world(0, short_span), cfr::CheckError);
