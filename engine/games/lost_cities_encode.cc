@@ -17,8 +17,6 @@ void State::encode(int observer, std::span<float> out, const EncodingOptions& op
   encode_into(*this, observer, out.data(), opts);
 }
 
-// `o` is restrict: the state's byte-sized fields could otherwise alias the float stores (char
-// types alias anything), forcing a reload of every field after every store.
 void State::encode_world(int observer, std::span<float> out) const {
   const int n = world_encoding_size(rules_);
   CFR_CHECK(static_cast<int>(out.size()) >= n, "output span holds {} floats, the world encoding needs {}", out.size(), n);
@@ -37,6 +35,8 @@ void State::encode_world(int observer, std::span<float> out) const {
   out[static_cast<std::size_t>(3 * ids)] = static_cast<float>(len) / static_cast<float>(rules_.deck_size());
 }
 
+// `o` is restrict: the state's byte-sized fields could otherwise alias the float stores (char
+// types alias anything), forcing a reload of every field after every store.
 void State::encode_into(const State& st, int observer, float* __restrict o, const EncodingOptions& opts) noexcept {
   const Rules& r = st.rules_;
   const int C = r.n_colors, R = r.n_ranks, H = r.hand_size, HS = r.n_handshakes;

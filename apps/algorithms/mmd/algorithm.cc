@@ -262,7 +262,7 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
       .networks = [](const Config& c, int W, int A) { return mmd_networks(W, A, value_width(c, W)); },
       .playing_network = kPolicyNet,
       .validate = validate_mmd,
-      // One iteration's policy samples (W → 4·A + 1) and value samples (W or 2·W → 1); two with overlap.
+      // One iteration's policy samples (W → 4·A + 1) and value samples (value_width → 1); two with overlap.
       .memory =
           [](const Config& c, int W, int A) {
             const AlgorithmSettings& m = c.algorithm_options.at("mmd");
