@@ -131,14 +131,7 @@ std::pair<int, int> traversal_widths(std::string_view name, const GameSettings& 
 /// read by MMD's value network with mmd.value_input = "world"), or 0 for a game without one.
 template <class List = BuiltinGames>
 int traversal_world_width(std::string_view name, const GameSettings& settings) {
-  return visit_registered_game<List>(name, [&]<class R>(R) {
-    const auto game = R::Adapter::from_settings(settings);
-    if constexpr (requires { game.world_width(); }) {
-      return static_cast<int>(game.world_width());
-    } else {
-      return 0;
-    }
-  });
+  return visit_registered_game<List>(name, [&]<class R>(R) { return world_width_of(R::Adapter::from_settings(settings)); });
 }
 
 }  // namespace cfr

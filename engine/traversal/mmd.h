@@ -46,6 +46,7 @@
 #include "engine/traversal/determinized_search.h"
 #include "engine/traversal/traversal.h"
 #include "engine/traversal/traversal_context.h"
+#include "engine/traversal/traversal_games.h"
 
 namespace cfr {
 
@@ -130,24 +131,6 @@ struct MmdRolloutOptions {
 /// (W), the full state (2·W), or that and the deck's order (2·W + the game's world_width()).
 constexpr int mmd_sample_width(int input_width, MmdValueInput v, int world_width) noexcept {
   return v == MmdValueInput::kInfo ? input_width : v == MmdValueInput::kFull ? 2 * input_width : 2 * input_width + world_width;
-}
-
-/// A game whose chance is a deck dealt in order may show a critic that order: world_width() floats
-/// of encode_world(s, p, out), and apply_dealt(s, a), an action that draws the deck's own next card
-/// (lost_cities; LostCitiesTraversalGame).
-template <class G>
-inline constexpr bool kGameHasWorld = requires(const G& g, typename G::State& st, float* out) {
-  { g.world_width() } -> std::convertible_to<int>;
-  g.encode_world(st, 0, out);
-  g.apply_dealt(st, 0);
-};
-template <class G>
-int mmd_world_width(const G& game) {
-  if constexpr (kGameHasWorld<G>) {
-    return game.world_width();
-  } else {
-    return 0;
-  }
 }
 
 /// The full state as the value network of mmd.value_input = "full" reads it, from the seat of
@@ -279,7 +262,7 @@ Task<void> mmd_lookahead(TraversalContext& ctx, const G& game, const MmdRolloutO
         v = b.returns(me);
       } else {
         const int p = b.current_player();
-        float* in = ctx.scratch_input(mmd_sample_width(W, o.value_input, mmd_world_width(game)));
+        float* in = ctx.scratch_input(mmd_sample_width(W, o.value_input, world_width_of(game)));
         mmd_encode_value_input(game, b, p, o.value_input, in);  // kWorld is refused with the lookahead
         co_await ctx.query(kMmdValueNet, in, b.legal_mask(), value);
         ++r.forwards;

@@ -47,6 +47,25 @@ concept TraversalAdapter = GameState<typename A::State> && std::copyable<A> &&
   a.apply(s, action, rng);
 };
 
+/// An adapter whose chance is a deck dealt in order may show a critic that order (MMD's
+/// mmd.value_input = "world", engine/traversal/mmd.h): world_width() floats of encode_world(s, p,
+/// out), and apply_dealt(s, a), an action that draws the deck's own next card (lost_cities).
+template <class A>
+inline constexpr bool kGameHasWorld = requires(const A& a, typename A::State& st, float* out) {
+  { a.world_width() } -> std::convertible_to<int>;
+  a.encode_world(st, 0, out);
+  a.apply_dealt(st, 0);
+};
+/// Its world_width(), or 0 for an adapter without one.
+template <class A>
+int world_width_of(const A& a) {
+  if constexpr (kGameHasWorld<A>) {
+    return a.world_width();
+  } else {
+    return 0;
+  }
+}
+
 struct LostCitiesTraversalGame {
   using State = lc::State;
   static LostCitiesTraversalGame from_settings(const GameSettings& g) {

@@ -77,7 +77,7 @@ class MmdTrainer final : public Trainer {
         game_(std::move(game)),
         W_(game_.input_width()),
         A_(game_.num_actions()),
-        SW_(mmd_sample_width(W_, m.rollout.value_input, mmd_world_width(game_))),
+        SW_(mmd_sample_width(W_, m.rollout.value_input, world_width_of(game_))),
         nets_(mmd_networks(W_, A_, SW_), network_for_this_rank(o.network, io.dist), o.seed),  // a rank's own GPU
         scheduler_(make_scheduler(o.scheduler, o.scheduler_options)),
         train_rng_(derive_seed(o.seed, kTrainerStream)) {
