@@ -423,13 +423,19 @@ void validate(const Config& c) {
     throw InputError(fmt::format("{}: traversal.scheduler = '{}'; registered schedulers: {}", origin("traversal.scheduler"),
                                  c.traversal.scheduler, join_names(names)));
   const auto bots = lc::bot_names();
-  for (const auto& b : c.evaluation.opponents)
-    if (std::find(bots.begin(), bots.end(), b) == bots.end())
+  // A bot's name, or a heuristic_expert variant whose spec make_bot accepts (its error says which key).
+  const auto check_bot = [&](const std::string& key, const std::string& what, const std::string& b) {
+    if (!lc::names_bot(b))
       throw InputError(
-          fmt::format("{}: evaluation.opponents has '{}'; valid bots: {}", origin("evaluation.opponents"), b, join_names(bots)));
-  if (std::find(bots.begin(), bots.end(), c.traversal.opponent_bot) == bots.end())
-    throw InputError(fmt::format("{}: traversal.opponent_bot = '{}'; valid bots: {}", origin("traversal.opponent_bot"),
-                                 c.traversal.opponent_bot, join_names(bots)));
+          fmt::format("{}: {} '{}'; valid bots: {} (or heuristic_expert?key=value&...)", origin(key), what, b, join_names(bots)));
+    try {
+      (void)lc::make_bot(b, c.rules);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {} '{}': {}", origin(key), what, b, e.what()));
+    }
+  };
+  for (const auto& b : c.evaluation.opponents) check_bot("evaluation.opponents", "evaluation.opponents has", b);
+  check_bot("traversal.opponent_bot", "traversal.opponent_bot =", c.traversal.opponent_bot);
   if (c.traversal.cutoff_value_mode == "bot_rollout" && c.run.game != "lost_cities")
     throw InputError(
         fmt::format("{}: traversal.cutoff_value_mode = 'bot_rollout' needs run.game = 'lost_cities' (a game with bots)",

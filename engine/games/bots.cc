@@ -379,8 +379,16 @@ std::vector<std::string> bot_names() {
           "heuristic_noisy", "heuristic_expert"};
 }
 
+bool names_bot(std::string_view name) {
+  if (name.starts_with(kExpertVariantPrefix)) return true;
+  const auto names = bot_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 std::unique_ptr<Bot> make_bot(std::string_view name, const Rules& rules) {
   rules.validate();
+  if (name.starts_with(kExpertVariantPrefix))
+    return make_expert_bot(rules, parse_expert_params(name.substr(kExpertVariantPrefix.size())), std::string(name));
   if (name == "random") return std::make_unique<RandomBot>();
   if (name == "discard_only") return std::make_unique<DiscardOnlyBot>();
   if (name == "heuristic_balanced")
@@ -392,7 +400,8 @@ std::unique_ptr<Bot> make_bot(std::string_view name, const Rules& rules) {
   if (name == "heuristic_noisy")
     return std::make_unique<HeuristicBot>(std::string(name), rules, HeuristicParams::balanced(), 0.15);
   if (name == "heuristic_expert") return make_expert_bot(rules);
-  throw InputError(fmt::format("unknown bot '{}'; valid bots: {}", name, join_names(bot_names())));
+  throw InputError(fmt::format("unknown bot '{}'; valid bots: {} (or heuristic_expert?key=value&...: a variant)", name,
+                               join_names(bot_names())));
 }
 
 }  // namespace cfr::lc

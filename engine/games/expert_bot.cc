@@ -3,8 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "engine/core/errors.h"
 
@@ -339,8 +345,9 @@ Counts known_opponent_cards(const State& s) {
 // Stateless: a decision reads only the state, so one bot serves any number of games and threads.
 class ExpertBot final : public Bot {
  public:
-  ExpertBot(const Rules& rules, const ExpertParams& params) : rules_(rules), params_(params) {}
-  std::string_view name() const noexcept override { return "heuristic_expert"; }
+  ExpertBot(const Rules& rules, const ExpertParams& params, std::string name)
+      : rules_(rules), params_(params), name_(name.empty() ? "heuristic_expert" : std::move(name)) {}
+  std::string_view name() const noexcept override { return name_; }
   bool deterministic() const noexcept override { return true; }
   int choose_action(const State& s, Rng&) override {
     CFR_CHECK(!s.is_terminal(), "no legal action (terminal state)");
@@ -351,13 +358,88 @@ class ExpertBot final : public Bot {
  private:
   Rules rules_;
   ExpertParams params_;
+  std::string name_;
 };
+
+/// One tunable weight of ExpertParams: its key, where it lives, and the range a spec may set.
+struct ExpertKey {
+  std::string_view key;
+  double ExpertParams::*real = nullptr;
+  int ExpertParams::*integer = nullptr;
+  double lo, hi;
+};
+
+constexpr ExpertKey kExpertKeys[] = {
+    {"future_factor", &ExpertParams::future_factor, nullptr, 0, 2},
+    {"open_margin", &ExpertParams::open_margin, nullptr, -50, 50},
+    {"open_extra", &ExpertParams::open_extra, nullptr, -50, 50},
+    {"free_opens", nullptr, &ExpertParams::free_opens, 0, 5},
+    {"wager_margin", &ExpertParams::wager_margin, nullptr, -50, 50},
+    {"wager_deck_ratio", &ExpertParams::wager_deck_ratio, nullptr, 0, 1},
+    {"wager_min_cards", nullptr, &ExpertParams::wager_min_cards, 0, 12},
+    {"tempo", &ExpertParams::tempo, nullptr, -50, 50},
+    {"scarce_tempo", &ExpertParams::scarce_tempo, nullptr, -50, 50},
+    {"dead_bonus", &ExpertParams::dead_bonus, nullptr, -50, 50},
+    {"gift_open", &ExpertParams::gift_open, nullptr, 0, 10},
+    {"gift_open_flat", &ExpertParams::gift_open_flat, nullptr, -50, 50},
+    {"gift_closed", &ExpertParams::gift_closed, nullptr, 0, 10},
+    {"gift_known", &ExpertParams::gift_known, nullptr, 0, 10},
+    {"option_value", &ExpertParams::option_value, nullptr, 0, 10},
+    {"deny", &ExpertParams::deny, nullptr, 0, 10},
+    {"hold_cost", &ExpertParams::hold_cost, nullptr, -50, 50},
+    {"deck_speculative", &ExpertParams::deck_speculative, nullptr, 0, 10},
+    {"late_ratio", &ExpertParams::late_ratio, nullptr, 0, 1},
+    {"run_weight", &ExpertParams::run_weight, nullptr, -50, 50},
+    {"prolong_weight", &ExpertParams::prolong_weight, nullptr, -50, 50},
+};
+
+std::string expert_key_list() {
+  std::string out;
+  for (const ExpertKey& k : kExpertKeys) out += fmt::format("{}{}", out.empty() ? "" : ", ", k.key);
+  return out;
+}
 
 }  // namespace
 
-std::unique_ptr<Bot> make_expert_bot(const Rules& rules, const ExpertParams& params) {
+ExpertParams parse_expert_params(std::string_view query) {
+  ExpertParams p;
+  if (query.empty()) throw InputError("heuristic_expert?: no key=value after the '?' (keys: " + expert_key_list() + ")");
+  if (query.size() > 1000)
+    throw InputError(fmt::format("heuristic_expert?: the spec is {} characters (at most 1000)", query.size()));
+  std::vector<std::string_view> seen;
+  while (!query.empty()) {
+    const std::size_t amp = query.find('&');
+    const std::string_view kv = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+    const std::size_t eq = kv.find('=');
+    if (eq == std::string_view::npos)
+      throw InputError(fmt::format("heuristic_expert?: '{}': want key=value (keys: {})", kv, expert_key_list()));
+    const std::string_view key = kv.substr(0, eq), text = kv.substr(eq + 1);
+    const ExpertKey* k =
+        std::find_if(std::begin(kExpertKeys), std::end(kExpertKeys), [&](const ExpertKey& e) { return e.key == key; });
+    if (k == std::end(kExpertKeys))
+      throw InputError(fmt::format("heuristic_expert?: unknown key '{}' (keys: {})", key, expert_key_list()));
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      throw InputError(fmt::format("heuristic_expert?: key '{}' given twice", key));
+    seen.push_back(key);
+    const std::string s(text);
+    char* end = nullptr;
+    const double v = s.empty() || s.size() > 32 ? std::nan("") : std::strtod(s.c_str(), &end);
+    const bool integral = k->integer != nullptr;
+    if (!std::isfinite(v) || *end != '\0' || v < k->lo || v > k->hi || (integral && v != std::floor(v)))
+      throw InputError(fmt::format("heuristic_expert?: {}={}: must be {} in [{}, {}]", key, text,
+                                   integral ? "an integer" : "a number", k->lo, k->hi));
+    if (integral)
+      p.*(k->integer) = static_cast<int>(v);
+    else
+      p.*(k->real) = v;
+  }
+  return p;
+}
+
+std::unique_ptr<Bot> make_expert_bot(const Rules& rules, const ExpertParams& params, std::string name) {
   rules.validate();
-  return std::make_unique<ExpertBot>(rules, params);
+  return std::make_unique<ExpertBot>(rules, params, std::move(name));
 }
 
 }  // namespace cfr::lc

@@ -10,6 +10,8 @@
 // State::hand_card_known). It never reads the opponent's other cards or the deck order. It keeps
 // no memory between decisions: deterministic, stateless, safe on any number of threads.
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "engine/games/bots.h"
 
@@ -40,7 +42,17 @@ struct ExpertParams {
   double prolong_weight = 4.0;     // end game: pile-draw bonus when behind with cards to play
 };
 
-/// The bot; its name is heuristic_expert (registered in make_bot and bot_names).
-std::unique_ptr<Bot> make_expert_bot(const Rules& rules, const ExpertParams& params = {});
+/// The bot; its name is heuristic_expert (registered in make_bot and bot_names), or `name` when given
+/// (a variant's spec, so that reports tell variants apart).
+std::unique_ptr<Bot> make_expert_bot(const Rules& rules, const ExpertParams& params = {}, std::string name = {});
+
+/// A variant's spec: "heuristic_expert?key=value&key=value", the keys ExpertParams' fields
+/// (open_margin, free_opens, deny, ...), the rest at their defaults. `query` is the part after the
+/// '?'. Throws InputError naming the key and its allowed range for an unknown key, a repeated key,
+/// a value that is not a number (an integer for free_opens and wager_min_cards) or out of range.
+ExpertParams parse_expert_params(std::string_view query);
+
+/// The prefix of a variant's spec: "heuristic_expert?".
+inline constexpr std::string_view kExpertVariantPrefix = "heuristic_expert?";
 
 }  // namespace cfr::lc

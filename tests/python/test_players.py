@@ -2,6 +2,7 @@
 callables as players (a batch of views in, actions out)."""
 import json
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -99,3 +100,29 @@ def test_a_python_players_errors_reach_the_caller():
         cfr.match(3, "random", games=2)
     with pytest.raises(cfr.InputError, match="parallel"):
         cfr.match("random", "random", games=2, parallel=0)
+
+
+def test_heuristic_expert_variants_play_under_their_spec():
+    tight = "heuristic_expert?open_margin=8&open_extra=8&free_opens=1"
+    r = cfr.match(tight, "heuristic_expert", games=40, seed=3)
+    assert r["bot0"] == tight and r["games"] == 40
+    assert r["opened_per_game0"] < r["opened_per_game1"] - 0.5  # the tight variant opens fewer
+    with pytest.raises(cfr.InputError, match="unknown key 'bogus'"):
+        cfr.make_bot("heuristic_expert?bogus=1")
+
+
+def test_move_attribution_hands_the_chosen_moves_to_the_referee():
+    # heuristic_balanced with every move handed to heuristic_expert, against heuristic_expert on
+    # duplicate deals: the same deterministic player on both seats, so exactly level; unchanged it
+    # loses by far; cap3 hands over some openings and no other move.
+    import pathlib
+    script = pathlib.Path(__file__).resolve().parents[2] / "bench" / "move_attribution.py"
+    out = subprocess.run([sys.executable, str(script), "--player", "heuristic_balanced", "--referee", "heuristic_expert",
+                          "--opponent", "heuristic_expert", "--variants", "all", "cap3", "draw", "--games", "40", "--seed", "5"],
+                         capture_output=True, text=True, check=True)
+    rows = {r["variant"]: r for r in map(json.loads, out.stdout.splitlines())}
+    assert set(rows) == {"unchanged", "all", "cap3", "draw"}
+    assert rows["unchanged"]["score_diff"] < -10 and rows["unchanged"]["replaced_share"] == 0
+    assert rows["all"]["score_diff"] == 0 and rows["all"]["se"] == 0 and rows["all"]["replaced_share"] > 0.2
+    assert 0 < rows["cap3"]["replaced_share"] < rows["all"]["replaced_share"]
+    assert 0 < rows["draw"]["replaced_share"] < rows["all"]["replaced_share"]

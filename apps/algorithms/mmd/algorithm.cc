@@ -11,6 +11,7 @@
 #include "apps/run/options.h"
 #include "engine/core/errors.h"
 #include "engine/games/bots.h"
+#include "engine/games/expert_bot.h"
 #include "engine/games/games.h"
 #include "engine/memory/reservoir.h"
 
@@ -89,11 +90,18 @@ MmdOpponentName parse_mmd_opponent(const std::string& entry, const std::string& 
       return {.bot = {}, .path = std::move(path), .greedy = prefix == "checkpoint:"};
     }
   const auto bots = lc::bot_names();
-  if (std::find(bots.begin(), bots.end(), entry) == bots.end())
+  if (!lc::names_bot(entry))
     throw InputError(
-        fmt::format("{}: mmd.opponents: '{}' is neither a bot ({}) nor checkpoint:PATH (a run directory, a "
-                    "checkpoint or an exported model; greedy play) or checkpoint-sampled:PATH",
+        fmt::format("{}: mmd.opponents: '{}' is neither a bot ({}, or heuristic_expert?key=value&...: a variant) nor "
+                    "checkpoint:PATH (a run directory, a checkpoint or an exported model; greedy play) or "
+                    "checkpoint-sampled:PATH",
                     where, entry, join_names(bots)));
+  try {
+    if (entry.starts_with(lc::kExpertVariantPrefix))
+      (void)lc::parse_expert_params(std::string_view(entry).substr(lc::kExpertVariantPrefix.size()));
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: mmd.opponents: '{}': {}", where, entry, e.what()));
+  }
   return {.bot = entry, .path = {}};
 }
 

@@ -8,6 +8,7 @@
 
 #include "engine/core/errors.h"
 #include "engine/games/bots.h"
+#include "engine/games/expert_bot.h"
 #include "engine/games/match.h"
 
 using namespace cfr::lc;
@@ -402,4 +403,62 @@ TEST_CASE("heuristic_expert is deterministic and every move is legal, on every r
       }
     }
   }
+}
+
+TEST_CASE("a heuristic_expert variant takes its weights from its spec and is named by it") {
+  const Rules r;
+  const std::string tight = "heuristic_expert?open_margin=8&open_extra=8&free_opens=1";
+  REQUIRE(names_bot(tight));
+  REQUIRE(names_bot("heuristic_expert"));
+  CHECK_FALSE(names_bot("heuristic_expertise"));
+  const ExpertParams p = parse_expert_params("open_margin=8&open_extra=8&free_opens=1");
+  CHECK(p.open_margin == 8.0);
+  CHECK(p.open_extra == 8.0);
+  CHECK(p.free_opens == 1);
+  CHECK(p.deny == ExpertParams{}.deny);  // the rest at the defaults
+  auto variant = make_bot(tight, r);
+  CHECK(variant->name() == tight);
+  CHECK(variant->deterministic());
+  // A variant that never opens past its margin opens fewer expeditions than the expert, on the
+  // same deals against the same opponent: the weights reach the decisions.
+  auto expert = make_bot("heuristic_expert", r);
+  auto opponent = make_bot("heuristic_balanced", r);
+  const auto opened = [&](Bot& b) {
+    int n = 0;
+    for (std::uint64_t g = 0; g < 40; ++g) {
+      State s = State::deal(r, g);
+      Rng r0(1), r1(2);
+      for (int step = 0; step < 20000 && !s.is_terminal(); ++step) {
+        const int a = s.current_player() == 0 ? b.choose_action(s, r0) : opponent->choose_action(s, r1);
+        REQUIRE(cfr::mask_has(s.legal_mask(), a));
+        s.apply_action(a);
+      }
+      for (int c = 0; c < r.n_colors; ++c) n += s.expedition(0, c).len > 0;
+    }
+    return n;
+  };
+  const int n_expert = opened(*expert), n_tight = opened(*variant);
+  INFO("expeditions opened in 40 games: expert ", n_expert, ", tight variant ", n_tight);
+  CHECK(n_tight < n_expert - 20);
+  // The same spec twice plays the same moves (the default spec would be the expert itself).
+  auto same = make_bot("heuristic_expert?deny=0.5", r);  // deny's default: the expert's moves
+  CHECK(opened(*same) == n_expert);
+}
+
+TEST_CASE("a heuristic_expert variant's spec is refused with the key and the range") {
+  const Rules r;
+  CHECK_THROWS_WITH_AS(make_bot("heuristic_expert?bogus=1", r), doctest::Contains("unknown key 'bogus' (keys: future_factor"),
+                       cfr::InputError);
+  CHECK_THROWS_WITH_AS(make_bot("heuristic_expert?free_opens=2.5", r),
+                       doctest::Contains("free_opens=2.5: must be an integer in [0, 5]"), cfr::InputError);
+  CHECK_THROWS_WITH_AS(make_bot("heuristic_expert?late_ratio=2", r),
+                       doctest::Contains("late_ratio=2: must be a number in [0, 1]"), cfr::InputError);
+  CHECK_THROWS_WITH_AS(make_bot("heuristic_expert?deny=nan", r), doctest::Contains("deny=nan: must be a number"),
+                       cfr::InputError);
+  CHECK_THROWS_WITH_AS(make_bot("heuristic_expert?deny=1&deny=2", r), doctest::Contains("key 'deny' given twice"),
+                       cfr::InputError);
+  CHECK_THROWS_WITH_AS(make_bot("heuristic_expert?deny", r), doctest::Contains("'deny': want key=value"), cfr::InputError);
+  CHECK_THROWS_WITH_AS(make_bot("heuristic_expert?", r), doctest::Contains("no key=value after the '?'"), cfr::InputError);
+  CHECK_THROWS_WITH_AS(make_bot("heuristic_expert?deny=1e400", r), doctest::Contains("deny=1e400: must be a number"),
+                       cfr::InputError);
 }
