@@ -7,7 +7,9 @@ check_search.py --value CFR_ARENA MMD_RUN_DIR DEEP_CFR_RUN_DIR: its value leaves
   2. search:RUN?k=2&n=2 searches (its cost line counts searched decisions and rollouts), plays every
      game to its end, and gives the same report twice (its RNG streams are fixed by game and move);
   4. its rollouts are coroutines batched by a scheduler: with chunk=8 (every forward 8 rows) the
-     report is the same under recursive, interleaved and pooled (sched=NAME), and the batches differ.
+     report is the same under recursive, interleaved and pooled (sched=NAME), and the batches differ;
+  5. belief=2&pool=8 weighs its deals (the cost's belief line: decisions weighed, an effective pool
+     below 8, i.e. unequal weights), the same under recursive and interleaved; btemp=0 is exit 2.
 Prints "ok: ..." or "FAIL: ..." (exit 1)."""
 import json
 import subprocess
@@ -101,6 +103,25 @@ for r, sched in zip(reports[1:], ("interleaved", "pooled")):
 if not forwards[0] > forwards[1] or reports[0]["decisions0"] < 10:
     print(f"FAIL: the schedulers batched alike ({forwards} forwards): the comparison proves nothing")
     sys.exit(1)
+# belief=L: deals drawn from a pool weighed by the opponent's last L turns under the network.
+bel1, errbel = match(f"search:{run}?k=2&n=2&cap=40&belief=2&pool=8&chunk=8&sched=recursive", games=4)
+bel2, _ = match(f"search:{run}?k=2&n=2&cap=40&belief=2&pool=8&chunk=8&sched=interleaved", games=4)
+same(bel1, bel2, "the belief search under recursive and interleaved")
+try:
+    line = errbel.split("belief over ")[1]
+    weighed, effective = int(line.split()[0]), float(line.split("effective pool ")[1].split()[0])
+except (IndexError, ValueError):
+    print(f"FAIL: belief=2: no belief line: {errbel[-500:]}")
+    sys.exit(1)
+if bel1["games"] != 4 or weighed < 10 or not 1.0 <= effective < 8.0:
+    print(f"FAIL: belief=2: {bel1['games']} games, {weighed} decisions weighed, effective pool {effective} of 8 "
+          "(equal weights would be 8)")
+    sys.exit(1)
+p = subprocess.run([arena, "--bot0", f"search:{run}?belief=2&btemp=0", "--bot1", "random", "--games", "2"],
+                   capture_output=True, text=True)
+if p.returncode != 2 or "btemp=0: must be a number > 0" not in p.stderr:
+    print(f"FAIL: search btemp=0: exit {p.returncode}: {p.stderr}")
+    sys.exit(1)
 p = subprocess.run([arena, "--bot0", f"search:{run}?sched=nobody", "--bot1", "random", "--games", "2"], capture_output=True, text=True)
 if p.returncode != 2 or "unknown scheduler 'nobody'" not in p.stderr:
     print(f"FAIL: search sched=nobody: exit {p.returncode}: {p.stderr}")
@@ -110,4 +131,5 @@ if p.returncode != 2 or "k=0: must be an integer in [1, 16]" not in p.stderr:
     print(f"FAIL: search k=0: exit {p.returncode}: {p.stderr}")
     sys.exit(1)
 print(f"ok: search k=1 n=1 plays the network's {net['decisions0']} moves exactly; k=2 n=2 searched {searched} decisions, "
-      f"reproducibly; the same under recursive, interleaved and pooled ({forwards[0]}, {forwards[1]}, {forwards[2]} forwards)")
+      f"reproducibly; the same under recursive, interleaved and pooled ({forwards[0]}, {forwards[1]}, {forwards[2]} forwards); "
+      f"belief=2 weighed {weighed} decisions (effective pool {effective:.1f} of 8), the same under two schedulers")

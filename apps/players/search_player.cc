@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include "engine/core/errors.h"
 #include "engine/core/rng.h"
 #include "engine/games/bots.h"
+#include "engine/games/opponent_turns.h"
 #include "engine/traversal/determinized_search.h"
 #include "engine/traversal/traversal.h"
 #include "engine/traversal/traversal_games.h"
@@ -30,6 +32,10 @@ int parse_int(const std::string& key, const std::string& v, int lo, int hi) {
 
 }  // namespace
 
+namespace {
+constexpr std::string_view kSearchKeys = "k, n, prior, cap, depth, rollout, sched, chunk, belief, pool, btemp, ess";
+}  // namespace
+
 SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint) {
   SearchOptions o;
   const auto q = spec.find('?');
@@ -41,8 +47,7 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
     const std::string kv = rest.substr(0, amp);
     rest = amp == std::string::npos ? "" : rest.substr(amp + 1);
     const auto eq = kv.find('=');
-    if (eq == std::string::npos)
-      throw InputError(fmt::format("search: '{}': want key=value (keys k, n, prior, cap, depth, rollout, sched, chunk)", kv));
+    if (eq == std::string::npos) throw InputError(fmt::format("search: '{}': want key=value (keys: {})", kv, kSearchKeys));
     const std::string key = kv.substr(0, eq), v = kv.substr(eq + 1);
     if (key == "k")
       o.top_k = parse_int(key, v, 1, 16);
@@ -69,8 +74,22 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
       o.scheduler = v;
     } else if (key == "chunk") {
       o.chunk = parse_int(key, v, 0, kMaxEvaluatorBatch);
+    } else if (key == "belief") {
+      o.belief_turns = parse_int(key, v, 0, 64);
+    } else if (key == "pool") {
+      o.pool = parse_int(key, v, 0, 65536);
+    } else if (key == "ess") {
+      char* end = nullptr;
+      o.belief_ess = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !(o.belief_ess >= 0 && o.belief_ess <= 1))
+        throw InputError(fmt::format("search: ess={}: must be a number in [0, 1]", v));
+    } else if (key == "btemp") {
+      char* end = nullptr;
+      o.belief_temp = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !std::isfinite(o.belief_temp) || o.belief_temp <= 0)
+        throw InputError(fmt::format("search: btemp={}: must be a number > 0", v));
     } else {
-      throw InputError(fmt::format("search: unknown key '{}' (keys: k, n, prior, cap, depth, rollout, sched, chunk)", key));
+      throw InputError(fmt::format("search: unknown key '{}' (keys: {})", key, kSearchKeys));
     }
   }
   return o;
@@ -181,6 +200,17 @@ class SearchBatchBot final : public lc::BatchBot {
 
   std::string_view name() const noexcept override { return name_; }
 
+  // The belief follows each game's moves (the opponent's only; its hand is never read).
+  void game_started(int game, int seat, std::uint64_t) override {
+    if (o_.belief_turns > 0) turns_[game].reset(seat);
+  }
+  void move_made(int game, const lc::State& before, int action) override {
+    if (o_.belief_turns == 0) return;
+    const auto it = turns_.find(game);
+    if (it != turns_.end()) it->second.record(before, action);
+  }
+  void game_ended(int game, const lc::State&, int) override { turns_.erase(game); }
+
   void choose_actions(std::span<const lc::State* const> states, std::span<Rng* const>, std::span<const int> games,
                       std::span<int> actions) override {
     const auto t0 = std::chrono::steady_clock::now();
@@ -204,9 +234,10 @@ class SearchBatchBot final : public lc::BatchBot {
       if (candidates[i].size() < 2) continue;
       const int me = states[i]->current_player();
       const auto g = static_cast<std::uint64_t>(games[i]), m = static_cast<std::uint64_t>(states[i]->move_count());
+      const std::vector<int> drawn = deal_indices(*states[i], games[i]);
       for (int j = 0; j < o_.deals; ++j) {
         lc::State deal = *states[i];
-        Rng deal_rng(derive_seed(kSearchStream, g, m, static_cast<std::uint64_t>(j)));
+        Rng deal_rng(derive_seed(kSearchStream, g, m, static_cast<std::uint64_t>(drawn[static_cast<std::size_t>(j)])));
         deal.resample_hidden(me, deal_rng);
         for (std::size_t c = 0; c < candidates[i].size(); ++c) {
           Rollout r{deal, Rng(derive_seed(kSearchStream + 1, g, m, static_cast<std::uint64_t>(j))), i, c, 0};
@@ -262,18 +293,101 @@ class SearchBatchBot final : public lc::BatchBot {
   }
 
   void match_ended() override {
+    turns_.clear();
     if (decisions_ == 0) return;
     std::cerr << fmt::format(
         "{}: {} decisions ({} searched, {} overriding the network): {:.1f} rollouts, {:.0f} rollout moves, "
         "{:.2f} ms per decision; {} forwards\n",
         name_, decisions_, searched_, overrides_, static_cast<double>(rollouts_) / decisions_,
         static_cast<double>(rollout_moves_) / decisions_, 1e3 * seconds_ / decisions_, forwards_);
-    decisions_ = searched_ = overrides_ = rollouts_ = rollout_moves_ = forwards_ = 0;
-    seconds_ = 0;
+    if (weighed_ > 0)
+      std::cerr << fmt::format(
+          "{}: belief over {} decisions: {:.1f} past opponent decisions a deal, effective pool {:.1f} of {}, mean exponent "
+          "{:.3f}\n",
+          name_, weighed_, static_cast<double>(past_rows_) / static_cast<double>(weighed_ * pool_size()),
+          ess_ / static_cast<double>(weighed_), pool_size(), beta_sum_ / static_cast<double>(weighed_));
+    decisions_ = searched_ = overrides_ = rollouts_ = rollout_moves_ = forwards_ = weighed_ = past_rows_ = 0;
+    seconds_ = ess_ = beta_sum_ = 0;
   }
 
  private:
   void forward(const std::vector<const lc::State*>& states) { forward_states(net_, game_, states, in_, out_, legal_); }
+
+  int pool_size() const noexcept { return o_.pool > 0 ? o_.pool : 4 * o_.deals; }
+
+  /// The indices of the deals (their derive_seed(kSearchStream, g, m, j) streams) the search uses
+  /// at `root`: 0..n−1, or with belief=L, n resampled from a pool of pool_size() by the likelihood
+  /// the network gives the opponent's last L turns in each (systematic resampling).
+  std::vector<int> deal_indices(const lc::State& root, int game) {
+    std::vector<int> ids(static_cast<std::size_t>(o_.deals));
+    for (int j = 0; j < o_.deals; ++j) ids[static_cast<std::size_t>(j)] = j;
+    const auto it = turns_.find(game);
+    if (o_.belief_turns == 0 || it == turns_.end() || it->second.moves() == 0) return ids;
+    const lc::OpponentTurns& turns = it->second;
+    const int me = root.current_player(), M = pool_size(), A = game_.num_actions();
+    const auto g = static_cast<std::uint64_t>(game), mv = static_cast<std::uint64_t>(root.move_count());
+    std::vector<double> ll(static_cast<std::size_t>(M), 0.0);
+    std::vector<const lc::State*> rows;
+    std::vector<ActionMask> seen;
+    std::vector<std::size_t> owner;
+    past_states_.clear();
+    for (int j = 0; j < M; ++j) {
+      lc::State deal = root;
+      Rng deal_rng(derive_seed(kSearchStream, g, mv, static_cast<std::uint64_t>(j)));
+      deal.resample_hidden(me, deal_rng);
+      Rng history_rng(derive_seed(kSearchStream + 2, g, mv, static_cast<std::uint64_t>(j)));
+      if (!turns.rebuild(deal, 2 * o_.belief_turns, history_rng, past_)) return ids;  // not following this game
+      for (lc::PastDecision& d : past_) {
+        past_states_.push_back(std::move(d.state));
+        seen.push_back(d.seen);
+        owner.push_back(static_cast<std::size_t>(j));
+      }
+    }
+    rows.reserve(past_states_.size());
+    for (const lc::State& s : past_states_) rows.push_back(&s);
+    forward(rows);
+    float probs[kMaxTraversalActions];
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      masked_softmax(out_.data() + r * static_cast<std::size_t>(A), rows[r]->legal_mask(), A, probs);
+      double p = 0;
+      for (ActionMask s = seen[r]; s != 0; s &= s - 1) p += probs[std::countr_zero(s)];
+      ll[owner[r]] += std::log(std::max(p, 1e-9)) / o_.belief_temp;
+    }
+    // Weights exp(β·ll), β ≤ 1 the largest that keeps the effective pool at ess=F of it (β = 1
+    // without ess; bisection), then systematic resampling of n deals from the pool.
+    const double top = *std::max_element(ll.begin(), ll.end());
+    std::vector<double> w(ll.size());
+    double sum = 0, sum2 = 0;
+    auto weigh = [&](double beta) {
+      sum = sum2 = 0;
+      for (std::size_t j = 0; j < w.size(); ++j) {
+        w[j] = std::exp(beta * (ll[j] - top));
+        sum += w[j];
+        sum2 += w[j] * w[j];
+      }
+      return sum * sum / sum2;
+    };
+    double beta = 1.0;
+    if (weigh(beta) < o_.belief_ess * M) {
+      double lo = 0, hi = 1;
+      for (int it = 0; it < 30; ++it) ((weigh(0.5 * (lo + hi)) >= o_.belief_ess * M) ? lo : hi) = 0.5 * (lo + hi);
+      beta = lo;
+      weigh(beta);
+    }
+    beta_sum_ += beta;
+    Rng pick(derive_seed(kSearchStream + 3, g, mv, 0));
+    const double step = sum / o_.deals;
+    double u = step * (static_cast<double>(pick.below(1U << 30)) / static_cast<double>(1U << 30)), acc = 0;
+    std::size_t j = 0;
+    for (int k = 0; k < o_.deals; ++k, u += step) {
+      while (j + 1 < w.size() && acc + w[j] <= u) acc += w[j++];
+      ids[static_cast<std::size_t>(k)] = static_cast<int>(j);
+    }
+    ++weighed_;
+    past_rows_ += static_cast<long>(rows.size());
+    ess_ += sum * sum / sum2;
+    return ids;
+  }
 
   CheckpointPolicy policy_;
   std::unique_ptr<ChunkedEvaluator> chunked_;
@@ -286,6 +400,11 @@ class SearchBatchBot final : public lc::BatchBot {
   std::vector<ActionMask> legal_;
   std::unique_ptr<lc::Bot> bot_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::unordered_map<int, lc::OpponentTurns> turns_;  // per live game, with belief=L
+  std::vector<lc::PastDecision> past_;                // one deal's rebuilt history (reused)
+  std::vector<lc::State> past_states_;                // a decision's pool of rebuilt histories (reused)
+  long weighed_ = 0, past_rows_ = 0;
+  double ess_ = 0, beta_sum_ = 0;
   long decisions_ = 0, searched_ = 0, overrides_ = 0, rollouts_ = 0, rollout_moves_ = 0, forwards_ = 0;
   double seconds_ = 0;
 };

@@ -30,9 +30,16 @@ struct SearchOptions {
   std::string rollout_bot;                // rollout=bot:NAME: a bot plays both sides of the rollouts instead
   std::string scheduler = "interleaved";  // sched=NAME: the scheduler that batches the rollouts' queries
   int chunk = 0;  // chunk=N: every forward has exactly N rows (batch-invariant: the same result under every scheduler)
+  /// belief=L > 0: deals are drawn from a pool weighed by the likelihood of the opponent's last L
+  /// turns under the network (engine/games/opponent_turns.h); 0: every consistent deal alike.
+  int belief_turns = 0;
+  int pool = 0;              // pool=M: deals weighed (0: 4·n), n of them resampled by weight
+  double belief_temp = 1.0;  // btemp=T: the log-likelihoods divided by T (T > 1 trusts the model less)
+  double belief_ess = 0.0;   // ess=F: flatter weights where needed to keep an effective pool of F·pool
 };
 
-/// Parses "CHECKPOINT?k=3&n=8&prior=20&cap=200&depth=0&rollout=sampled|greedy|bot:NAME&sched=NAME&chunk=N" (all keys optional);
+/// Parses "CHECKPOINT?k=3&n=8&prior=20&cap=200&depth=0&rollout=sampled|greedy|bot:NAME&sched=NAME&chunk=N
+/// &belief=L&pool=M&btemp=T&ess=F" (all keys optional);
 /// InputError naming a bad key or value.
 SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint);
 

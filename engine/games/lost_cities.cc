@@ -335,6 +335,37 @@ void State::resample_hidden(int observer, Rng& rng) {
   for (int i = 0; i < deck_len_; ++i) deck_[i] = pool[k++];
 }
 
+void State::set_unknown_hand(int p, std::span<const Card> cards) {
+  const unsigned known = known_[p];
+  const int slots = hand_len_[p] - std::popcount(known);
+  if (static_cast<int>(cards.size()) != slots)
+    throw CheckError(fmt::format("set_unknown_hand: {} cards for {} unknown slots of player {}", cards.size(), slots, p));
+  // Per card byte: how many the new hand takes beyond what its unknown slots already hold. The
+  // deck gives those up, and takes the old slots' surplus in their place.
+  std::array<int, 256> need{};
+  for (const Card c : cards) ++need[c.v];
+  std::array<Card, kMaxHandSize> surplus{};
+  int n_surplus = 0;
+  for (int i = 0; i < hand_len_[p]; ++i)
+    if (((known >> i) & 1U) == 0) {
+      if (need[hand_[p][i].v] > 0)
+        --need[hand_[p][i].v];
+      else
+        surplus[n_surplus++] = hand_[p][i];
+    }
+  int k = 0;
+  for (int i = 0; i < deck_len_ && k < n_surplus; ++i)
+    if (need[deck_[i].v] > 0) {
+      --need[deck_[i].v];
+      deck_[i] = surplus[k++];
+    }
+  if (k != n_surplus)
+    throw CheckError(fmt::format("set_unknown_hand: player {}'s new cards are not among its unknown cards and the deck", p));
+  int j = 0;
+  for (int i = 0; i < hand_len_[p]; ++i)
+    if (((known >> i) & 1U) == 0) hand_[p][i] = cards[static_cast<std::size_t>(j++)];
+}
+
 bool operator==(const State& a, const State& b) {
   if (!(a.rules_ == b.rules_) || a.deck_len_ != b.deck_len_ || a.hand_len_ != b.hand_len_ ||
       a.current_player_ != b.current_player_ || a.phase_ != b.phase_ || a.pending_color_ != b.pending_color_ ||

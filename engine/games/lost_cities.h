@@ -241,6 +241,13 @@ class State {
   /// opponent card it shuffles and consumes `rng` exactly as before known cards were tracked.
   void resample_hidden(int observer, Rng& rng);
 
+  /// Writes `cards` into player p's unknown hand slots (those not hand_card_known), in slot order,
+  /// and puts the cards they held into the deck positions the new ones came from, so every card
+  /// is kept: another state of the same information set for p's opponent (the search's belief,
+  /// engine/games/opponent_turns.h). Throws CheckError unless `cards` has exactly as many cards as
+  /// p has unknown slots and is a sub-multiset of those slots' cards and the deck's.
+  void set_unknown_hand(int p, std::span<const Card> cards);
+
   /// Debug text of the whole state (both hands, a known card marked '*', deck size, expeditions,
   /// piles, totals).
   std::string to_string() const;
