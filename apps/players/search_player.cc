@@ -30,10 +30,8 @@ int parse_int(const std::string& key, const std::string& v, int lo, int hi) {
   return std::stoi(v);
 }
 
-}  // namespace
-
-namespace {
 constexpr std::string_view kSearchKeys = "k, n, prior, cap, depth, rollout, sched, chunk, belief, pool, btemp, ess";
+
 }  // namespace
 
 SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint) {
@@ -75,9 +73,9 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
     } else if (key == "chunk") {
       o.chunk = parse_int(key, v, 0, kMaxEvaluatorBatch);
     } else if (key == "belief") {
-      o.belief_turns = parse_int(key, v, 0, 64);
+      o.belief_turns = parse_int(key, v, 0, 32);
     } else if (key == "pool") {
-      o.pool = parse_int(key, v, 0, 65536);
+      o.pool = parse_int(key, v, 0, 4096);
     } else if (key == "ess") {
       char* end = nullptr;
       o.belief_ess = std::strtod(v.c_str(), &end);

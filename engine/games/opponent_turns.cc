@@ -61,9 +61,11 @@ bool OpponentTurns::rebuild(const State& deal, int max_moves, Rng& rng, std::vec
     if (m.draw) {  // h is the hand after the draw: take the drawn card out
       std::size_t at = n;
       if (m.from_deck) {  // one of the cards unknown after it, uniformly
-        if (!mark_known(std::span<const Card>(h.data(), n), std::span<const Card>(m.known_after.data(), m.known_after_count), marked))
+        if (!mark_known(std::span<const Card>(h.data(), n), std::span<const Card>(m.known_after.data(), m.known_after_count),
+                        marked))
           return out.clear(), false;
-        const auto free = static_cast<std::uint32_t>(std::count(marked.begin(), marked.begin() + static_cast<std::ptrdiff_t>(n), false));
+        const auto free =
+            static_cast<std::uint32_t>(std::count(marked.begin(), marked.begin() + static_cast<std::ptrdiff_t>(n), false));
         if (free == 0) return out.clear(), false;
         std::uint32_t pick = rng.below(free);
         for (at = 0; at < n; ++at)
@@ -87,8 +89,7 @@ bool OpponentTurns::rebuild(const State& deal, int max_moves, Rng& rng, std::vec
     std::size_t n_unknown = 0;
     for (std::size_t i = 0; i < n; ++i)
       if (!marked[i]) unknown[n_unknown++] = h[i];
-    for (std::size_t i = n_unknown; i > 1; --i)
-      std::swap(unknown[i - 1], unknown[rng.below(static_cast<std::uint32_t>(i))]);
+    for (std::size_t i = n_unknown; i > 1; --i) std::swap(unknown[i - 1], unknown[rng.below(static_cast<std::uint32_t>(i))]);
     PastDecision d{b, 0};
     d.state.set_unknown_hand(opp, std::span<const Card>(unknown.data(), n_unknown));
     if (m.draw) {

@@ -53,8 +53,8 @@ class OpponentTurns {
 
  private:
   struct Move {
-    State before;    // the opponent to move
-    Card card{};     // the card played or discarded, or taken from a pile
+    State before;  // the opponent to move
+    Card card{};   // the card played or discarded, or taken from a pile
     bool draw = false;
     bool from_deck = false;
     bool discard = false;

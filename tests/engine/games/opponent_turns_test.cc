@@ -95,9 +95,9 @@ TEST_CASE("set_unknown_hand replaces the unknown slots and keeps every card") {
     CHECK(t.hand_card_known(p, i) == s.hand_card_known(p, i));
     CHECK(t.hand_card(p, i) == (s.hand_card_known(p, i) ? s.hand_card(p, i) : fresh[static_cast<std::size_t>(j++)]));
   }
-  CHECK(t.deck_card(0) == unknown[0]);  // the card that left the hand took the new card's place
-  CHECK(same_view(t, s, 1 - p));  // the same information set for the other player
-  CHECK(encoding(t, p) != encoding(s, p));       // not for p
+  CHECK(t.deck_card(0) == unknown[0]);      // the card that left the hand took the new card's place
+  CHECK(same_view(t, s, 1 - p));            // the same information set for the other player
+  CHECK(encoding(t, p) != encoding(s, p));  // not for p
   // Wrong count; a card the other player holds.
   CHECK_THROWS_AS(t.set_unknown_hand(p, std::span<const Card>(fresh.data(), fresh.size() - 1)), cfr::CheckError);
   std::vector<Card> bad = fresh;
