@@ -79,7 +79,8 @@ MmdOptions mmd_options(const Config& c) {
           .initial_policy = m.text("initial_policy"),
           .opponent_priority = m.real("opponent_priority"),
           .opponent_decay = m.real("opponent_decay"),
-          .overlap = m.flag("overlap")};
+          .overlap = m.flag("overlap"),
+          .train_policy = m.flag("train_policy")};
 }
 
 MmdOpponentName parse_mmd_opponent(const std::string& entry, const std::string& where) {
@@ -266,7 +267,10 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
            integer_option("capacity", 1'000'000, 1, kBig, "samples an iteration keeps (a reservoir beyond)"),
            bool_option("overlap", false,
                        "the next iteration's rollouts play while this iteration's samples train, against the networks "
-                       "published one iteration before (one process; twice the memories; docs/mmd.md)")},
+                       "published one iteration before (one process; twice the memories; docs/mmd.md)"),
+           bool_option("train_policy", true,
+                       "false: the policy stays as it starts (mmd.initial_policy or a resumed checkpoint) and only the "
+                       "value network trains on its rollouts: a critic fitted to a fixed policy (docs/mmd.md)")},
       .networks = [](const Config& c, int W, int A) { return mmd_networks(W, A, value_width(c, W)); },
       .playing_network = kPolicyNet,
       .validate = validate_mmd,

@@ -42,6 +42,10 @@ struct MmdOptions {
   /// The next iteration's rollouts play while this iteration's samples train, against the
   /// networks published one iteration before (one process; docs/mmd.md "Overlap").
   bool overlap = false;
+  /// false: the policy (and so the magnet and the snapshots) stays as it is and only the value
+  /// network trains: policy evaluation, a critic fitted to a fixed policy's games (e.g. the
+  /// search player's leaves over self-play; docs/mmd.md "A critic for a fixed policy").
+  bool train_policy = true;
 };
 
 /// What an mmd.opponents entry names: a bot of the game (`bot`), or a trained policy (`path`).

@@ -776,12 +776,15 @@ class MmdTrainer final : public Trainer {
     policy_train_.updates = updates_for(mem.policy.rows());
     if (data_parallel()) {  // one network after the other, every MPI call from this thread
       value_stats_ = io_.dist->train(nets_, kMmdValueNet, mem.value, it_, value_train_, value_rng_);
-      policy_stats_ = io_.dist->train(nets_, kPolicyNet, mem.policy, it_, policy_train_, policy_rng_);
+      if (m_.train_policy) policy_stats_ = io_.dist->train(nets_, kPolicyNet, mem.policy, it_, policy_train_, policy_rng_);
+    } else if (!m_.train_policy) {  // mmd.train_policy = false: the critic alone
+      value_stats_ = nets_.train(kMmdValueNet, mem.value, it_, value_train_, value_rng_);
     } else {
       trainer_.submit([this, &mem] { value_stats_ = nets_.train(kMmdValueNet, mem.value, it_, value_train_, value_rng_); });
       policy_stats_ = nets_.train(kPolicyNet, mem.policy, it_, policy_train_, policy_rng_);
       trainer_.wait();
     }
+    if (!m_.train_policy) policy_stats_ = {};
     if (policy_stats_.stopped || value_stats_.stopped) throw StepInterrupted{"training"};
     train_s_ = since(t0);
   }
