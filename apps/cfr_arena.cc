@@ -1,6 +1,6 @@
 // cfr-arena: bot-vs-bot matches under the evaluation protocol, and transcript replay.
 //
-//   cfr-arena --bot0 heuristic_balanced --bot1 random --games 1000 --seed 0 [--max-steps M] [--json]
+//   cfr-arena --bot0 heuristic_balanced --bot1 random --games 1000 --seed 0 [--max-steps M] [--json [--per-game]]
 //             [--independent-deals] [--parallel N] [--move-timeout S] [--player-logs DIR] [--stop-on-fault]
 //             (bots: a bot's name, checkpoint:PATH, external:COMMAND, ...)
 //   cfr-arena --replay FILE [--check-bots] [--quiet]
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   int games = 1000, max_steps = 10000, parallel = 256;
   std::uint64_t seed = 0;
   cfr::MatchPlayerFlags flags;
-  bool json = false, check_bots = false, quiet = false, independent = false;
+  bool json = false, per_game = false, check_bots = false, quiet = false, independent = false;
   const std::string valid_bots = cfr::join_names(bot_names());
   // An empty value is refused (CLI11 would take it as "not given"); seeds are checked as a range
   // because CLI11 2.1 wraps "-1" and saturates values beyond 64 bits.
@@ -86,7 +86,12 @@ int main(int argc, char** argv) {
       ->check(cfr::kCountRange);
   cfr::add_external_player_options(app, flags);
   app.add_option("--rules", rules_json, R"(rule overrides as a JSON object, e.g. '{"n_colors":3}')")->check(cfr::kNonEmpty);
-  app.add_flag("--json", json, "print the report as one JSON object");
+  auto* js = app.add_flag("--json", json, "print the report as one JSON object");
+  app.add_flag("--per-game", per_game,
+               "with --json: add the match's seed, max_steps and score_diffs (bot 0's score difference per game index, "
+               "null for a game not played), for paired comparisons of two matches on the same deals "
+               "(scripts/paired_diff.py)")
+      ->needs(js);
   auto* rp = app.add_option("--replay", replay, "replay a transcript file (JSON lines, optionally gzip)")->check(cfr::kNonEmpty);
   app.add_flag("--check-bots", check_bots, "with --replay: deterministic bots must reproduce every move")->needs(rp);
   app.add_flag("--quiet", quiet, "with --replay: print no step lines, only the summary")->needs(rp);
@@ -115,7 +120,16 @@ int main(int argc, char** argv) {
                                                          .duplicate = !independent,
                                                          .stop_on_fault = flags.stop_on_fault},
                                             parallel);
-    if (json)
+    if (json && per_game) {
+      nlohmann::json j = nlohmann::json::parse(report_json(r));
+      j["seed"] = seed;
+      j["max_steps"] = max_steps;
+      nlohmann::json diffs = nlohmann::json::array();
+      for (std::size_t k = 0; k < r.diffs.size(); ++k)
+        diffs.push_back(r.played[k] ? nlohmann::json(r.diffs[k]) : nlohmann::json(nullptr));
+      j["score_diffs"] = std::move(diffs);
+      std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    } else if (json)
       std::cout << report_json(r) << "\n";
     else
       std::cout << format_report(r);
