@@ -784,7 +784,6 @@ class MmdTrainer final : public Trainer {
       policy_stats_ = nets_.train(kPolicyNet, mem.policy, it_, policy_train_, policy_rng_);
       trainer_.wait();
     }
-    if (!m_.train_policy) policy_stats_ = {};
     if (policy_stats_.stopped || value_stats_.stopped) throw StepInterrupted{"training"};
     train_s_ = since(t0);
   }
