@@ -29,7 +29,7 @@ above (rank 0's checkpoint is the whole run: resuming on any number of learners)
 import argparse, json, os, re, shutil, signal, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_distributed import rank_pids  # noqa: E402  (a rank of this test's own mpirun)
+from check_distributed import end_job, rank_pids  # noqa: E402  (a rank of this test's own mpirun)
 
 MPIRUN = ["mpirun", "--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
 
@@ -91,6 +91,15 @@ def weights(run_dir):
     return {k: t.detach().double() for k, t in m.named_parameters()}
 
 
+def running(pid):
+    """Whether `pid` is alive (not gone, not a zombie)."""
+    try:
+        stat = open(f"/proc/{pid}/stat").read()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
 def silent_learner(a, dp, sets):
     victim = a.np - 1
     if a.learners != a.np or a.np < 3:
@@ -111,6 +120,7 @@ def silent_learner(a, dp, sets):
     pids = rank_pids(victim, p.pid)
     if not pids:
         fail(f"no cfr-run process of rank {victim} found")
+    learner = rank_pids(0, p.pid)
     t0 = time.time()
     for pid in pids:
         os.kill(pid, signal.SIGSTOP)
@@ -128,6 +138,10 @@ def silent_learner(a, dp, sets):
         lines.append(line)
         if own.search(line):
             took = time.time() - t0
+    # Rank 0 ends the job with its exit code (5) once it has named the rank: the stopped rank is
+    # killed only after rank 0 has exited, or mpirun could report that kill (137) first.
+    while took is not None and time.time() - t0 < 60 and any(running(q) for q in learner):
+        time.sleep(0.05)
     for pid in pids:  # a stopped process cannot act on mpirun's termination: reaped as a scheduler would
         try:
             os.kill(pid, signal.SIGKILL)
@@ -136,7 +150,7 @@ def silent_learner(a, dp, sets):
     try:
         out, _ = p.communicate(timeout=60)
     except subprocess.TimeoutExpired:
-        p.kill()
+        end_job(p)
         fail(f"the job did not end within 60 s of learner rank {victim} being stopped")
     out = "".join(lines) + out
     if took is None:

@@ -11,10 +11,12 @@
       a single-process run stopped after iteration K (run.max_iterations = K), resumed with
       mpirun -np NP to the end, must equal an uninterrupted single-process run.
   check_distributed.py malformed CFR_RUN CONFIG WORK 2 --bad-rank EXE --bad-mode MODE --widths W,T
-                       --code C --expect REGEX [--set k=v]...
+                       --code C --expect REGEX [--keep-going] [--set k=v]...
       the learner (mpirun -np 1 CFR_RUN ...) beside a rank that sends malformed messages
       (mpirun ... : -np 1 EXE MODE W T, tests/apps/dist_bad_rank.cc): the job must end within
-      60 s with exit C and a line of the learner's own (cfr-run (rank 0): ...) matching REGEX.
+      60 s with exit C and a line of the learner's own (cfr-run (rank 0): ...) matching REGEX
+      (--keep-going: mpirun is told not to end the job when a rank dies, for a rank that kills
+      itself: the learner must notice).
 
 A killed or stopped rank must be named by the learner itself (apps/run/distributed.cc: "rank N sent
 nothing for ..." or "rank N took nothing from the learner for ..."); a line of mpirun's that
@@ -81,23 +83,44 @@ def rank_pids(rank, job):
     return out
 
 
+def descendants(pid):
+    """The live processes below `pid` (an mpirun's ranks run in process groups of their own)."""
+    out = []
+    for q in os.listdir("/proc"):
+        if q.isdigit() and int(q) != pid and descends_from(int(q), pid):
+            out.append(int(q))
+    return out
+
+
+def end_job(p):
+    """Kills an mpirun job that did not end, ranks first (killed alone, mpirun would leave them
+    running into the next test), and reaps it."""
+    for pid in descendants(p.pid) + [p.pid]:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    p.communicate()
+
+
 def malformed(a, sets):
-    cmd = (MPIRUN + ["-np", "1", a.cfr_run, a.config, "--run-dir", os.path.join(a.work, "run")] + sets
+    keep_going = ["--mca", "orte_abort_on_non_zero_status", "0"] if a.keep_going else []
+    cmd = (MPIRUN + keep_going + ["-np", "1", a.cfr_run, a.config, "--run-dir", os.path.join(a.work, "run")] + sets
            + [":", "-np", "1", a.bad_rank, a.bad_mode] + a.widths.split(","))
     t0 = time.time()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    except subprocess.TimeoutExpired as e:
-        fail(f"the job did not end within 60 s of rank 1 sending a malformed message ({a.bad_mode}): "
-             f"{(e.stderr or b'')[-2000:]!r}")
-    out = r.stdout + r.stderr
-    if r.returncode != a.code:
-        fail(f"{a.bad_mode}: the job exited {r.returncode}, not {a.code}:\n{out[-3000:]}")
+        out, _ = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        end_job(p)
+        fail(f"the job did not end within 60 s of rank 1 sending a malformed message ({a.bad_mode})")
+    if p.returncode != a.code:
+        fail(f"{a.bad_mode}: the job exited {p.returncode}, not {a.code}:\n{out[-3000:]}")
     own = re.compile(r"^cfr-run \(rank 0\): .*" + a.expect)
     named = [l for l in out.splitlines() if own.search(l)]
     if not named:
         fail(f"{a.bad_mode}: no line of the learner's matches /{a.expect}/:\n{out[-3000:]}")
-    print(f"check_distributed: {a.bad_mode}: the job ended in {time.time() - t0:.1f} s (exit {r.returncode}): "
+    print(f"check_distributed: {a.bad_mode}: the job ended in {time.time() - t0:.1f} s (exit {p.returncode}): "
           f"{named[0].strip()}")
 
 
@@ -110,6 +133,7 @@ def main():
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--bad-rank"); ap.add_argument("--bad-mode"); ap.add_argument("--widths")
     ap.add_argument("--code", type=int); ap.add_argument("--expect")
+    ap.add_argument("--keep-going", action="store_true", help="mpirun does not end the job when a rank dies")
     a = ap.parse_args()
     subprocess.run(["rm", "-rf", a.work])
     os.makedirs(a.work)
@@ -191,7 +215,7 @@ def main():
     try:
         out, _ = p.communicate(timeout=90)
     except subprocess.TimeoutExpired:
-        p.kill()
+        end_job(p)
         fail(f"the job did not end within 90 s of rank {victim} being {'killed' if a.mode == 'kill' else 'stopped'}")
     out = "".join(lines) + out
     if took is None:

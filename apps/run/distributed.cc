@@ -360,7 +360,8 @@ RunStats Distributed::receive_phase(int in_w, int out_w, const std::function<voi
   while (current <= k) {
     int flag = 0;
     MPI_Status st;
-    check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st), "MPI_Iprobe");
+    MPI_Message matched;
+    check(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &matched, &st), "MPI_Improbe");
     if (!flag) {
       const auto now = Clock::now();
       for (int r = 1; r <= k; ++r)
@@ -376,8 +377,22 @@ RunStats Distributed::receive_phase(int in_w, int out_w, const std::function<voi
     int bytes = 0;
     MPI_Get_count(&st, MPI_BYTE, &bytes);
     msg.resize(static_cast<std::size_t>(bytes));
-    check(MPI_Recv(msg.data(), bytes, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
     const int r = st.MPI_SOURCE;
+    // Polled, not MPI_Recv: a large message arrives in pieces after its envelope, and a rank that
+    // dies between them would leave a blocking receive waiting forever, with no rank named.
+    MPI_Request req;
+    check(MPI_Imrecv(msg.data(), bytes, MPI_BYTE, &matched, &req), "MPI_Imrecv");
+    for (const auto t0 = Clock::now();;) {
+      int done = 0;
+      check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (done) break;
+      if (std::chrono::duration<double>(Clock::now() - t0).count() > timeout_seconds)
+        abort(fmt::format("rank {} sent nothing for {:.0f} s part-way through a message of {} bytes during {} "
+                          "(distributed.timeout_seconds); ending the run, resume it from the last checkpoint with --resume",
+                          r, timeout_seconds, bytes, what),
+              5);
+      std::this_thread::yield();
+    }
     if (ended[static_cast<std::size_t>(r)])  // already the next phase's: kept for it
       carry_[static_cast<std::size_t>(r)].emplace_back(st.MPI_TAG, msg);
     else

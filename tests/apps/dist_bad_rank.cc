@@ -15,10 +15,15 @@
 //   range      a block of traversals 5..2        stats     an end of phase with a NaN time
 //   league     an end of phase with a 5-byte record (MMD: not whole league games)
 //   nonfinite  a block with a NaN target, then the ends of two phases (one iteration)
+//   dies       takes the learner's messages until it has been quiet for a second (waiting for
+//              blocks), starts a large block (8 MiB: sent in pieces after its envelope) and kills
+//              itself part-way through it: the learner must not wait forever for the rest (run
+//              with mpirun told not to end the job itself: --mca orte_abort_on_non_zero_status 0)
 #include <mpi.h>
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -80,6 +85,29 @@ int main(int argc, char** argv) {
     cfr::SampleBlock b = block(in_w, out_w, 4);
     b.advantage.target(0)[0] = std::nanf("");
     msg = cfr::wire::block_message(b, 0);
+  } else if (mode == "dies") {
+    std::vector<char> sink;
+    for (auto quiet = std::chrono::steady_clock::now(); std::chrono::steady_clock::now() - quiet < std::chrono::seconds(1);) {
+      int flag = 0;
+      MPI_Status st;
+      MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+      if (!flag) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        continue;
+      }
+      int bytes = 0;
+      MPI_Get_count(&st, MPI_BYTE, &bytes);
+      sink.resize(static_cast<std::size_t>(bytes));
+      MPI_Recv(sink.data(), bytes, MPI_BYTE, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      quiet = std::chrono::steady_clock::now();
+    }
+    const int samples = (8 << 20) / (2 * static_cast<int>(sizeof(float)) * (in_w + out_w + 2));
+    msg = cfr::wire::block_message(block(in_w, out_w, samples), 0);
+    MPI_Request req;
+    MPI_Isend(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, 0, kTagBlock, MPI_COMM_WORLD, &req);
+    int done = 0;
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);  // the envelope goes out; the rest waits for the learner
+    std::raise(SIGKILL);
   } else if (mode != "tag" && mode != "stats" && mode != "league") {
     std::fprintf(stderr, "cfr-dist-bad-rank: unknown mode '%s'\n", mode.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);
