@@ -9,7 +9,10 @@ check_search.py --value CFR_ARENA MMD_RUN_DIR DEEP_CFR_RUN_DIR: its value leaves
   4. its rollouts are coroutines batched by a scheduler: with chunk=8 (every forward 8 rows) the
      report is the same under recursive, interleaved and pooled (sched=NAME), and the batches differ;
   5. belief=2&pool=8 weighs its deals (the cost's belief line: decisions weighed, an effective pool
-     below 8, i.e. unequal weights), the same under recursive and interleaved; btemp=0 is exit 2.
+     below 8, i.e. unequal weights), the same under recursive and interleaved; btemp=0 is exit 2;
+  6. reply=3 searches the opponent's replies: 3 rollouts per candidate and deal (its cost line:
+     k·n·3 rollouts per searched decision), the same under recursive and interleaved, other
+     moves than reply=1 on the same deals; with rollout=bot:NAME it is refused (exit 2).
 Prints "ok: ..." or "FAIL: ..." (exit 1)."""
 import json
 import subprocess
@@ -117,6 +120,32 @@ if bel1["games"] != 4 or weighed < 10 or not 1.0 <= effective < 8.0:
     print(f"FAIL: belief=2: {bel1['games']} games, {weighed} decisions weighed, effective pool {effective} of 8 "
           "(equal weights would be 8)")
     sys.exit(1)
+# reply=M: each (candidate, deal) rollout is played M times, the opponent's first move its network's
+# 1st, 2nd, ... most probable; the candidate's value on the deal is the least of them.
+rep1, errrep = match(f"search:{run}?k=2&n=2&cap=40&reply=3&chunk=8&sched=recursive", games=4)
+rep2, _ = match(f"search:{run}?k=2&n=2&cap=40&reply=3&chunk=8&sched=interleaved", games=4)
+same(rep1, rep2, "the reply search under recursive and interleaved")
+plain1, _ = match(f"search:{run}?k=2&n=2&cap=40&chunk=8&sched=recursive", games=4)
+try:
+    head = errrep.split(" rollouts,")[0]
+    decisions, per = int(head.split(" decisions")[0].split()[-1]), float(head.split()[-1])
+    rep_searched = int(errrep.split("(")[1].split(" searched")[0])
+except (IndexError, ValueError):
+    print(f"FAIL: reply=3: no cost line: {errrep[-500:]}")
+    sys.exit(1)
+if rep_searched < 10 or abs(per * decisions / rep_searched - 12) > 0.05 * decisions / rep_searched + 1e-9:
+    print(f"FAIL: reply=3: {per} rollouts a decision over {decisions} decisions, {rep_searched} searched: "
+          f"want 2 candidates x 2 deals x 3 replies = 12 a searched decision")
+    sys.exit(1)
+if rep1.get("score_diffs", rep1["avg_score_diff"]) == plain1.get("score_diffs", plain1["avg_score_diff"]) and \
+        rep1["decisions0"] == plain1["decisions0"] and rep1["avg_score0"] == plain1["avg_score0"]:
+    print("FAIL: reply=3 played the same games as reply=1: the replies changed nothing")
+    sys.exit(1)
+p = subprocess.run([arena, "--bot0", f"search:{run}?reply=2&rollout=bot:heuristic_balanced", "--bot1", "random", "--games", "2"],
+                   capture_output=True, text=True)
+if p.returncode != 2 or "reply=2 with rollout=bot:heuristic_balanced" not in p.stderr:
+    print(f"FAIL: search reply=2 with bot rollouts: exit {p.returncode}: {p.stderr}")
+    sys.exit(1)
 p = subprocess.run([arena, "--bot0", f"search:{run}?belief=2&btemp=0", "--bot1", "random", "--games", "2"],
                    capture_output=True, text=True)
 if p.returncode != 2 or "btemp=0: must be a number > 0" not in p.stderr:
@@ -132,4 +161,5 @@ if p.returncode != 2 or "k=0: must be an integer in [1, 16]" not in p.stderr:
     sys.exit(1)
 print(f"ok: search k=1 n=1 plays the network's {net['decisions0']} moves exactly; k=2 n=2 searched {searched} decisions, "
       f"reproducibly; the same under recursive, interleaved and pooled ({forwards[0]}, {forwards[1]}, {forwards[2]} forwards); "
-      f"belief=2 weighed {weighed} decisions (effective pool {effective:.1f} of 8), the same under two schedulers")
+      f"belief=2 weighed {weighed} decisions (effective pool {effective:.1f} of 8), the same under two schedulers; "
+      f"reply=3 played 12 rollouts a searched decision, the same under two schedulers, other games than reply=1")

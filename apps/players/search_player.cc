@@ -1,6 +1,7 @@
 #include "apps/players/search_player.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -30,7 +31,7 @@ int parse_int(const std::string& key, const std::string& v, int lo, int hi) {
   return std::stoi(v);
 }
 
-constexpr std::string_view kSearchKeys = "k, n, prior, cap, depth, rollout, sched, chunk, belief, pool, btemp, ess";
+constexpr std::string_view kSearchKeys = "k, n, prior, cap, depth, rollout, sched, chunk, belief, pool, btemp, ess, reply";
 
 }  // namespace
 
@@ -72,6 +73,8 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
       o.scheduler = v;
     } else if (key == "chunk") {
       o.chunk = parse_int(key, v, 0, kMaxEvaluatorBatch);
+    } else if (key == "reply") {
+      o.replies = parse_int(key, v, 1, kMaxSearchCandidates);
     } else if (key == "belief") {
       o.belief_turns = parse_int(key, v, 0, 32);
     } else if (key == "pool") {
@@ -102,6 +105,8 @@ struct Rollout {
   std::size_t decision;
   std::size_t candidate;
   int steps;
+  int me = 0;      // the decider
+  int reply = -1;  // reply=M: the rank of the opponent's first move in this copy (−1: sampled as every move)
   /// The value network's estimate of the final return of the player to move at `s` (score
   /// points), when the rollout stopped at its depth before the end; NaN otherwise.
   double leaf = std::nan("");
@@ -123,7 +128,11 @@ Task<void> search_rollout(TraversalContext& ctx, const LostCitiesTraversalGame& 
     game.encode(r.s, r.s.current_player(), in);
     co_await ctx.query(0, in, legal, logits);
     int a;
-    if (sampled) {
+    if (r.reply >= 0 && r.s.current_player() != r.me) {  // the searched reply: the opponent's r.reply-th best
+      std::array<int, kMaxSearchCandidates> ranked{};
+      a = ranked[static_cast<std::size_t>(search_candidates(logits, legal, r.reply + 1, ranked) - 1)];
+      r.reply = -1;
+    } else if (sampled) {
       masked_softmax(logits, legal, A, probs);
       a = sample_action(probs, legal, r.rng);
     } else {
@@ -237,11 +246,18 @@ class SearchBatchBot final : public lc::BatchBot {
         lc::State deal = *states[i];
         Rng deal_rng(derive_seed(kSearchStream, g, m, static_cast<std::uint64_t>(drawn[static_cast<std::size_t>(j)])));
         deal.resample_hidden(me, deal_rng);
-        for (std::size_t c = 0; c < candidates[i].size(); ++c) {
-          Rollout r{deal, Rng(derive_seed(kSearchStream + 1, g, m, static_cast<std::uint64_t>(j))), i, c, 0};
-          r.s.apply_action(candidates[i][c]);
-          rolls.push_back(std::move(r));
-        }
+        for (std::size_t c = 0; c < candidates[i].size(); ++c)
+          for (int reply = 0; reply < o_.replies; ++reply) {  // copies of one (candidate, deal) side by side
+            Rollout r{deal,
+                      Rng(derive_seed(kSearchStream + 1, g, m, static_cast<std::uint64_t>(j))),
+                      i,
+                      c,
+                      0,
+                      me,
+                      o_.replies > 1 ? reply : -1};
+            r.s.apply_action(candidates[i][c]);
+            rolls.push_back(std::move(r));
+          }
       }
     }
     if (bot_) {  // a bot plays both sides: no forwards
@@ -269,13 +285,18 @@ class SearchBatchBot final : public lc::BatchBot {
       rollout_moves_ += st.nodes;
       forwards_ += st.batch.forwards;
     }
-    // Values: the mean final score difference from the decider's seat, plus the prior bonus.
+    // Values: the mean final score difference from the decider's seat (with reply=M, the least of
+    // a (candidate, deal)'s M copies), plus the prior bonus.
     std::vector<std::array<double, kMaxSearchCandidates>> sum(n);
     for (auto& s : sum) s.fill(0.0);
-    for (const Rollout& r : rolls) {
-      const int me = states[r.decision]->current_player();
-      sum[r.decision][r.candidate] +=
-          std::isnan(r.leaf) ? r.s.returns(me) : (r.s.current_player() == me ? r.leaf : -r.leaf);  // zero-sum
+    const auto M = static_cast<std::size_t>(o_.replies);
+    for (std::size_t t = 0; t < rolls.size(); t += M) {
+      double v = 1e300;
+      for (std::size_t i = t; i < t + M; ++i) {
+        const Rollout& r = rolls[i];
+        v = std::min(v, std::isnan(r.leaf) ? r.s.returns(r.me) : (r.s.current_player() == r.me ? r.leaf : -r.leaf));  // zero-sum
+      }
+      sum[rolls[t].decision][rolls[t].candidate] += v;
     }
     for (std::size_t i = 0; i < n; ++i) {
       if (candidates[i].size() < 2) continue;
@@ -368,7 +389,7 @@ class SearchBatchBot final : public lc::BatchBot {
     double beta = 1.0;
     if (weigh(beta) < o_.belief_ess * M) {
       double lo = 0, hi = 1;
-      for (int it = 0; it < 30; ++it) ((weigh(0.5 * (lo + hi)) >= o_.belief_ess * M) ? lo : hi) = 0.5 * (lo + hi);
+      for (int halving = 0; halving < 30; ++halving) ((weigh(0.5 * (lo + hi)) >= o_.belief_ess * M) ? lo : hi) = 0.5 * (lo + hi);
       beta = lo;
       weigh(beta);
     }
@@ -422,6 +443,9 @@ std::unique_ptr<lc::BatchBot> make_search_player(const std::string& spec, const 
                     "network reads the information state (an exported model or another algorithm's has none; one "
                     "trained with mmd.value_input = 'full' or 'world' reads the opponent's hand, which a search cannot know)",
                     path, o.depth));
+  if (o.replies > 1 && !o.rollout_bot.empty())
+    throw InputError(fmt::format("search:{}: reply={} with rollout=bot:{}: the replies are ranked by the network", path,
+                                 o.replies, o.rollout_bot));
   if (o.depth > 0 && !o.rollout_bot.empty())
     throw InputError(
         fmt::format("search:{}: depth={} with rollout=bot:{}: a bot's rollouts play to the end", path, o.depth, o.rollout_bot));

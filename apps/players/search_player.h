@@ -36,10 +36,16 @@ struct SearchOptions {
   int pool = 0;              // pool=M: deals weighed (0: 4·n), n of them resampled by weight
   double belief_temp = 1.0;  // btemp=T: the log-likelihoods divided by T (T > 1 trusts the model less)
   double belief_ess = 0.0;   // ess=F: flatter weights where needed to keep an effective pool of F·pool
+  /// reply=M > 1: the opponent's replies are searched. Each candidate's rollout on each deal is
+  /// played M times; at the opponent's first decision copy i plays its network's (i+1)-th most
+  /// probable legal move (the last one where fewer are legal), then all continue as before on the
+  /// same RNG stream; the candidate's value on the deal is the least of the M (the opponent
+  /// answers with the reply worst for the decider). 1: the network's sampled reply, as before.
+  int replies = 1;
 };
 
 /// Parses "CHECKPOINT?k=3&n=8&prior=20&cap=200&depth=0&rollout=sampled|greedy|bot:NAME&sched=NAME&chunk=N
-/// &belief=L&pool=M&btemp=T&ess=F" (all keys optional);
+/// &belief=L&pool=M&btemp=T&ess=F&reply=M" (all keys optional);
 /// InputError naming a bad key or value.
 SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint);
 
