@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -264,7 +267,23 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path, int invariant_c
   // files vanish or change under the reader. Then `latest` names another checkpoint: load that
   // one. A failure while `latest` still names the same checkpoint is the checkpoint's own fault
   // (a corrupted file) and is reported as it is.
-  std::string ck = latest_checkpoint_dir(path);
+  // The rotation can also fall between reading `latest` and finding the directory it names: the run
+  // rewrites `latest` before it removes the older checkpoint, so when `latest` reads the same after
+  // the failure as before it, the failure is `latest`'s own; otherwise it is read again.
+  const auto latest_text = [&] {
+    std::ifstream in(fs::path(path) / "checkpoints" / "latest");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  std::string ck;
+  for (int attempt = 1;; ++attempt) {
+    const std::string before = latest_text();
+    try {
+      ck = latest_checkpoint_dir(path);
+      break;
+    } catch (const InputError&) {
+      if (latest_text() == before || attempt >= 100) throw;
+    }
+  }
   for (int attempt = 1;; ++attempt) {
     try {
       return load_checkpoint_dir(ck, invariant_chunk);
