@@ -137,8 +137,7 @@ if rep_searched < 10 or abs(per * decisions / rep_searched - 12) > 0.05 * decisi
     print(f"FAIL: reply=3: {per} rollouts a decision over {decisions} decisions, {rep_searched} searched: "
           f"want 2 candidates x 2 deals x 3 replies = 12 a searched decision")
     sys.exit(1)
-if rep1.get("score_diffs", rep1["avg_score_diff"]) == plain1.get("score_diffs", plain1["avg_score_diff"]) and \
-        rep1["decisions0"] == plain1["decisions0"] and rep1["avg_score0"] == plain1["avg_score0"]:
+if all(rep1[k] == plain1[k] for k in ("avg_score_diff", "avg_score0", "decisions0")):
     print("FAIL: reply=3 played the same games as reply=1: the replies changed nothing")
     sys.exit(1)
 p = subprocess.run([arena, "--bot0", f"search:{run}?reply=2&rollout=bot:heuristic_balanced", "--bot1", "random", "--games", "2"],

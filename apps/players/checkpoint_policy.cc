@@ -255,6 +255,25 @@ CheckpointPolicy load_checkpoint_dir(const std::string& ck, int invariant_chunk)
   return p;
 }
 
+/// The checkpoint directory `latest` of run directory `path` names. A run that rotates its
+/// checkpoints can remove that directory between the reading of `latest` and the looking for it;
+/// it rewrites `latest` first, so `latest` is read again when it changed meanwhile, and a failure
+/// while it reads the same as before is `latest`'s own (reported as it is).
+std::string settled_latest(const std::string& path) {
+  const auto latest_text = [&] {
+    std::ifstream in(std::filesystem::path(path) / "checkpoints" / "latest");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  for (int attempt = 1;; ++attempt) {
+    const std::string before = latest_text();
+    try {
+      return latest_checkpoint_dir(path);
+    } catch (const InputError&) {
+      if (latest_text() == before || attempt >= 100) throw;
+    }
+  }
+}
+
 }  // namespace
 
 CheckpointPolicy load_checkpoint_policy(const std::string& path, int invariant_chunk) {
@@ -267,30 +286,14 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path, int invariant_c
   // files vanish or change under the reader. Then `latest` names another checkpoint: load that
   // one. A failure while `latest` still names the same checkpoint is the checkpoint's own fault
   // (a corrupted file) and is reported as it is.
-  // The rotation can also fall between reading `latest` and finding the directory it names: the run
-  // rewrites `latest` before it removes the older checkpoint, so when `latest` reads the same after
-  // the failure as before it, the failure is `latest`'s own; otherwise it is read again.
-  const auto latest_text = [&] {
-    std::ifstream in(fs::path(path) / "checkpoints" / "latest");
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  std::string ck;
-  for (int attempt = 1;; ++attempt) {
-    const std::string before = latest_text();
-    try {
-      ck = latest_checkpoint_dir(path);
-      break;
-    } catch (const InputError&) {
-      if (latest_text() == before || attempt >= 100) throw;
-    }
-  }
+  std::string ck = settled_latest(path);
   for (int attempt = 1;; ++attempt) {
     try {
       return load_checkpoint_dir(ck, invariant_chunk);
     } catch (const std::exception&) {
       std::string now;
       try {
-        now = latest_checkpoint_dir(path);
+        now = settled_latest(path);
       } catch (const std::exception&) {
         now = ck;  // `latest` unreadable now: report the first failure
       }

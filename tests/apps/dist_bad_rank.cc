@@ -50,6 +50,19 @@ cfr::SampleBlock block(int in_w, int out_w, int samples) {
   return b;
 }
 
+// Takes one message the learner sent, whatever its size, if one is waiting; true if it did.
+bool take_from_learner() {
+  int flag = 0;
+  MPI_Status st;
+  MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+  if (!flag) return false;
+  int bytes = 0;
+  MPI_Get_count(&st, MPI_BYTE, &bytes);
+  std::vector<char> sink(static_cast<std::size_t>(bytes));
+  MPI_Recv(sink.data(), bytes, MPI_BYTE, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  return true;
+}
+
 // Offset of the advantage buffer's sample count: traversal range, then its two widths.
 constexpr std::size_t kCountAt = 2 * sizeof(std::int32_t) + 2 * sizeof(std::int32_t);
 
@@ -86,20 +99,11 @@ int main(int argc, char** argv) {
     b.advantage.target(0)[0] = std::nanf("");
     msg = cfr::wire::block_message(b, 0);
   } else if (mode == "dies") {
-    std::vector<char> sink;
     for (auto quiet = std::chrono::steady_clock::now(); std::chrono::steady_clock::now() - quiet < std::chrono::seconds(1);) {
-      int flag = 0;
-      MPI_Status st;
-      MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-      if (!flag) {
+      if (take_from_learner())
+        quiet = std::chrono::steady_clock::now();
+      else
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        continue;
-      }
-      int bytes = 0;
-      MPI_Get_count(&st, MPI_BYTE, &bytes);
-      sink.resize(static_cast<std::size_t>(bytes));
-      MPI_Recv(sink.data(), bytes, MPI_BYTE, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      quiet = std::chrono::steady_clock::now();
     }
     const int samples = (8 << 20) / (2 * static_cast<int>(sizeof(float)) * (in_w + out_w + 2));
     msg = cfr::wire::block_message(block(in_w, out_w, samples), 0);
@@ -132,18 +136,8 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < out.size(); ++i)
     MPI_Isend(out[i].second.data(), static_cast<int>(out[i].second.size()), MPI_BYTE, 0, out[i].first, MPI_COMM_WORLD, &sends[i]);
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<char> sink;
   while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
-    int flag = 0;
-    MPI_Status st;
-    MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-    if (flag) {
-      int bytes = 0;
-      MPI_Get_count(&st, MPI_BYTE, &bytes);
-      sink.resize(static_cast<std::size_t>(bytes));
-      MPI_Recv(sink.data(), bytes, MPI_BYTE, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      continue;
-    }
+    if (take_from_learner()) continue;
     int done = 0;
     MPI_Testall(static_cast<int>(sends.size()), sends.data(), &done, MPI_STATUSES_IGNORE);
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
