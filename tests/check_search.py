@@ -13,6 +13,10 @@ check_search.py --value CFR_ARENA MMD_RUN_DIR DEEP_CFR_RUN_DIR: its value leaves
   6. reply=3 searches the opponent's replies: 3 rollouts per candidate and deal (its cost line:
      k·n·3 rollouts per searched decision), the same under recursive and interleaved, other
      moves than reply=1 on the same deals; with rollout=bot:NAME it is refused (exit 2).
+  7. z=Z (the paired test): z=0 is the same match as without it; a huge z overrides the network on
+     fewer decisions than z=0 on the same deals; z=-1 is refused (exit 2);
+  8. peek=1|2 (a diagnostic that cheats: the opponent's real hand, or the real deal) plays other
+     games than the uniform deals; peek=3 is refused (exit 2).
 Prints "ok: ..." or "FAIL: ..." (exit 1)."""
 import json
 import subprocess
@@ -158,7 +162,33 @@ p = subprocess.run([arena, "--bot0", f"search:{run}?k=0", "--bot1", "random", "-
 if p.returncode != 2 or "k=0: must be an integer in [1, 16]" not in p.stderr:
     print(f"FAIL: search k=0: exit {p.returncode}: {p.stderr}")
     sys.exit(1)
+# z=Z: an override must lead the network's move by Z standard errors of the paired difference.
+def overrides(err):
+    try:
+        return int(err.split(" searched, ")[1].split(" overriding")[0])
+    except (IndexError, ValueError):
+        print(f"FAIL: no cost line: {err[-500:]}")
+        sys.exit(1)
+
+
+z0, errz0 = match(f"search:{run}?k=3&n=4&cap=40&prior=0&z=0", games=4)
+plain0, errplain0 = match(f"search:{run}?k=3&n=4&cap=40&prior=0", games=4)
+same(z0, plain0, "z=0 and no z")
+zbig, errzbig = match(f"search:{run}?k=3&n=4&cap=40&prior=0&z=1000", games=4)
+if not overrides(errzbig) < overrides(errz0) or overrides(errz0) < 5:
+    print(f"FAIL: z=1000 overrode {overrides(errzbig)} decisions, z=0 {overrides(errz0)}: want fewer with the test")
+    sys.exit(1)
+peek, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&peek=2", games=4)
+if all(peek[k] == plain0[k] for k in ("avg_score_diff", "avg_score0", "decisions0")):
+    print("FAIL: peek=2 played the same games as the uniform deals")
+    sys.exit(1)
+for bad, want in (("z=-1", "z=-1: must be a number"), ("peek=3", "peek=3: must be an integer in [0, 2]")):
+    p = subprocess.run([arena, "--bot0", f"search:{run}?{bad}", "--bot1", "random", "--games", "2"], capture_output=True, text=True)
+    if p.returncode != 2 or want not in p.stderr:
+        print(f"FAIL: search {bad}: exit {p.returncode}: {p.stderr}")
+        sys.exit(1)
 print(f"ok: search k=1 n=1 plays the network's {net['decisions0']} moves exactly; k=2 n=2 searched {searched} decisions, "
       f"reproducibly; the same under recursive, interleaved and pooled ({forwards[0]}, {forwards[1]}, {forwards[2]} forwards); "
       f"belief=2 weighed {weighed} decisions (effective pool {effective:.1f} of 8), the same under two schedulers; "
-      f"reply=3 played 12 rollouts a searched decision, the same under two schedulers, other games than reply=1")
+      f"reply=3 played 12 rollouts a searched decision, the same under two schedulers, other games than reply=1; "
+      f"z=1000 overrode {overrides(errzbig)} decisions where z=0 overrode {overrides(errz0)}; peek=2 played other games")

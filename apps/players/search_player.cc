@@ -31,7 +31,8 @@ int parse_int(const std::string& key, const std::string& v, int lo, int hi) {
   return std::stoi(v);
 }
 
-constexpr std::string_view kSearchKeys = "k, n, prior, cap, depth, rollout, sched, chunk, belief, pool, btemp, ess, reply";
+constexpr std::string_view kSearchKeys =
+    "k, n, prior, z, cap, depth, rollout, sched, chunk, belief, pool, btemp, ess, reply, peek";
 
 }  // namespace
 
@@ -61,6 +62,11 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
       o.prior = std::strtod(v.c_str(), &end);
       if (v.empty() || *end != '\0' || !std::isfinite(o.prior) || o.prior < 0)
         throw InputError(fmt::format("search: prior={}: must be a number ≥ 0", v));
+    } else if (key == "z") {
+      char* end = nullptr;
+      o.z = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !std::isfinite(o.z) || o.z < 0)
+        throw InputError(fmt::format("search: z={}: must be a number ≥ 0", v));
     } else if (key == "rollout") {
       if (v.rfind("bot:", 0) == 0)
         o.rollout_bot = v.substr(4);
@@ -84,6 +90,8 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
       o.belief_ess = std::strtod(v.c_str(), &end);
       if (v.empty() || *end != '\0' || !(o.belief_ess >= 0 && o.belief_ess <= 1))
         throw InputError(fmt::format("search: ess={}: must be a number in [0, 1]", v));
+    } else if (key == "peek") {
+      o.peek = parse_int(key, v, 0, 2);
     } else if (key == "btemp") {
       char* end = nullptr;
       o.belief_temp = std::strtod(v.c_str(), &end);
@@ -245,7 +253,16 @@ class SearchBatchBot final : public lc::BatchBot {
       for (int j = 0; j < o_.deals; ++j) {
         lc::State deal = *states[i];
         Rng deal_rng(derive_seed(kSearchStream, g, m, static_cast<std::uint64_t>(drawn[static_cast<std::size_t>(j)])));
-        deal.resample_hidden(me, deal_rng);
+        if (o_.peek == 1) {  // a diagnostic that cheats: the opponent's real hand, the deck resampled
+          std::array<lc::Card, lc::kMaxHandSize> hand{};
+          std::size_t h = 0;
+          for (int slot = 0; slot < deal.hand_size(1 - me); ++slot)
+            if (!deal.hand_card_known(1 - me, slot)) hand[h++] = deal.hand_card(1 - me, slot);
+          deal.resample_hidden(me, deal_rng);
+          deal.set_unknown_hand(1 - me, std::span<const lc::Card>(hand.data(), h));
+        } else if (o_.peek == 0) {
+          deal.resample_hidden(me, deal_rng);
+        }  // peek=2: the real deal, the deck's order too
         for (std::size_t c = 0; c < candidates[i].size(); ++c)
           for (int reply = 0; reply < o_.replies; ++reply) {  // copies of one (candidate, deal) side by side
             Rollout r{deal,
@@ -285,23 +302,25 @@ class SearchBatchBot final : public lc::BatchBot {
       rollout_moves_ += st.nodes;
       forwards_ += st.batch.forwards;
     }
-    // Values: the mean final score difference from the decider's seat (with reply=M, the least of
-    // a (candidate, deal)'s M copies), plus the prior bonus.
-    std::vector<std::array<double, kMaxSearchCandidates>> sum(n);
-    for (auto& s : sum) s.fill(0.0);
+    // Values: the final score difference from the decider's seat (with reply=M, the least of a
+    // (candidate, deal)'s M copies), tallied deal by deal for the prior bonus and the paired test.
+    // The rollouts lie decision by decision, deal by deal, candidate by candidate, copy by copy.
+    std::vector<SearchTally> tally(n);
     const auto M = static_cast<std::size_t>(o_.replies);
+    std::array<double, kMaxSearchCandidates> deal_values{};
     for (std::size_t t = 0; t < rolls.size(); t += M) {
       double v = 1e300;
       for (std::size_t i = t; i < t + M; ++i) {
         const Rollout& r = rolls[i];
         v = std::min(v, std::isnan(r.leaf) ? r.s.returns(r.me) : (r.s.current_player() == r.me ? r.leaf : -r.leaf));  // zero-sum
       }
-      sum[rolls[t].decision][rolls[t].candidate] += v;
+      const std::size_t d = rolls[t].decision, c = rolls[t].candidate, k = candidates[d].size();
+      deal_values[c] = v;
+      if (c + 1 == k) tally[d].add_deal(std::span<const double>(deal_values.data(), k));
     }
     for (std::size_t i = 0; i < n; ++i) {
       if (candidates[i].size() < 2) continue;
-      const auto c = static_cast<std::size_t>(search_choice(std::span<const double>(sum[i].data(), candidates[i].size()),
-                                                            o_.deals, candidates[i], prior[i].data(), o_.prior));
+      const auto c = static_cast<std::size_t>(search_choice(tally[i], candidates[i], prior[i].data(), o_.prior, o_.z));
       actions[i] = candidates[i][c];
       if (actions[i] != candidates[i][0]) ++overrides_;
       ++searched_;

@@ -1,5 +1,5 @@
 #pragma once
-// The determinized search player `search:CHECKPOINT[?k=3&n=8&prior=20&cap=200&depth=0&rollout=sampled|greedy|bot:NAME
+// The determinized search player `search:CHECKPOINT[?k=3&n=8&prior=20&z=0&cap=200&depth=0&rollout=sampled|greedy|bot:NAME
 // &sched=interleaved&chunk=0]`
 // (docs/search.md): at each decision the strategy network's top-k legal moves are each tried on
 // the same n deals consistent with what the player has seen (State::resample_hidden), each deal
@@ -21,9 +21,12 @@
 namespace cfr {
 
 struct SearchOptions {
-  int top_k = 3;          // candidates: the network's k most probable legal moves
-  int deals = 8;          // determinizations per decision, the same for every candidate
-  double prior = 20.0;    // bonus per unit of network probability (score-difference points)
+  int top_k = 3;        // candidates: the network's k most probable legal moves
+  int deals = 8;        // determinizations per decision, the same for every candidate
+  double prior = 20.0;  // bonus per unit of network probability (score-difference points)
+  /// z=Z > 0: a move other than the network's first overrides it only when its mean difference
+  /// from the first over the same deals exceeds Z standard errors (a paired test); 0: no test.
+  double z = 0.0;
   int rollout_cap = 200;  // moves per rollout, then the score difference as it stands
   int depth = 0;  // depth=D > 0: after D rollout moves the checkpoint's value network values the state (0: play to the end)
   bool sampled_rollouts = true;           // rollouts sample the network's softmax (false: argmax)
@@ -42,10 +45,15 @@ struct SearchOptions {
   /// same RNG stream; the candidate's value on the deal is the least of the M (the opponent
   /// answers with the reply worst for the decider). 1: the network's sampled reply, as before.
   int replies = 1;
+  /// peek=1|2: a diagnostic that cheats, never a player to rank: every deal has the opponent's
+  /// real hand, the deck resampled (1: what a perfect belief would give), or is the real deal, the
+  /// deck's order too (2: perfect information); only the rollouts' random streams differ between
+  /// deals. It measures how much the uniform deals cost the search.
+  int peek = 0;
 };
 
-/// Parses "CHECKPOINT?k=3&n=8&prior=20&cap=200&depth=0&rollout=sampled|greedy|bot:NAME&sched=NAME&chunk=N
-/// &belief=L&pool=M&btemp=T&ess=F&reply=M" (all keys optional);
+/// Parses "CHECKPOINT?k=3&n=8&prior=20&z=0&cap=200&depth=0&rollout=sampled|greedy|bot:NAME&sched=NAME&chunk=N
+/// &belief=L&pool=M&btemp=T&ess=F&reply=M&peek=0|1|2" (all keys optional);
 /// InputError naming a bad key or value.
 SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint);
 

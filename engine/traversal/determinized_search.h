@@ -14,7 +14,10 @@
 //      the value network values the state reached (from the mover's seat, times value_scale: the
 //      game's return units), or the return as it stands when the game ended or the cap was hit;
 //   4. a candidate's value is its mean over the deals plus prior × its network probability; the
-//      search's move is the best (ties: the more probable candidate).
+//      search's move is the best (ties: the more probable candidate). With z > 0 a candidate other
+//      than the network's first must also pass a paired test: its mean difference from the first
+//      over the same deals, mean_j(v_c,j − v_0,j), above z standard errors of that mean (the deals
+//      are common to every candidate, so the test sees through the deals' own spread).
 //
 // determinized_search() runs steps 2–4 for one decision in lockstep: every step of the k·n
 // rollouts is one forward of the policy (and one of the value network at the leaves) through
@@ -24,6 +27,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -43,6 +47,7 @@ struct SearchSettings {
   double prior = 5.0;        // bonus per unit of network probability (the game's return units)
   bool sampled = true;       // rollouts sample the softmax (false: argmax, lowest id on ties)
   double value_scale = 1.0;  // the value network's output × value_scale = the game's return units
+  double z = 0.0;            // the paired test's standard errors an override needs (0: none)
 };
 
 /// The networks a search asks, as batches of rows: network 0 the policy (logits over the
@@ -65,14 +70,44 @@ inline int search_candidates(const float* probs, ActionMask legal, int k, std::a
   return n;
 }
 
-/// Step 4: the index of the best candidate by sum[c] / deals + prior × probs[candidate c]
-/// (strictly better replaces: ties keep the more probable).
-inline int search_choice(std::span<const double> sums, int deals, std::span<const int> candidates, const float* probs,
-                         double prior) {
+/// The candidates' values over the deals, kept for step 4: their sums, and the sums of squares
+/// of their paired differences from candidate 0 (the network's first) deal by deal.
+struct SearchTally {
+  std::array<double, kMaxSearchCandidates> sum{};
+  std::array<double, kMaxSearchCandidates> diff_sq{};
+  int deals = 0;
+
+  /// One deal: values[c] is candidate c's value on it, c < values.size().
+  void add_deal(std::span<const double> values) {
+    for (std::size_t c = 0; c < values.size(); ++c) {
+      sum[c] += values[c];
+      const double d = values[c] - values[0];
+      diff_sq[c] += d * d;
+    }
+    ++deals;
+  }
+  double mean(std::size_t c) const { return deals > 0 ? sum[c] / deals : 0.0; }
+  /// Candidate c's mean paired difference from candidate 0, in standard errors of that mean
+  /// (+inf when every deal gives the same positive difference, 0 for candidate 0 or one deal).
+  double paired_z(std::size_t c) const {
+    if (c == 0 || deals < 2) return 0.0;
+    const double n = deals, d = (sum[c] - sum[0]) / n;
+    const double var = std::max(0.0, (diff_sq[c] / n - d * d) * n / (n - 1));
+    if (var == 0.0)
+      return d > 0 ? std::numeric_limits<double>::infinity() : (d < 0 ? -std::numeric_limits<double>::infinity() : 0.0);
+    return d / std::sqrt(var / n);
+  }
+};
+
+/// Step 4: the index of the best candidate by its mean + prior × probs[candidate c] (strictly
+/// better replaces: ties keep the more probable), among candidate 0 and those whose paired_z
+/// exceeds z (every one when z = 0).
+inline int search_choice(const SearchTally& t, std::span<const int> candidates, const float* probs, double prior, double z) {
   int best = 0;
   double best_value = -1e300;
   for (std::size_t c = 0; c < candidates.size(); ++c) {
-    const double v = sums[c] / deals + prior * probs[candidates[c]];
+    if (z > 0 && c > 0 && !(t.paired_z(c) > z)) continue;
+    const double v = t.mean(c) + prior * probs[candidates[c]];
     if (v > best_value) {
       best_value = v;
       best = static_cast<int>(c);
@@ -112,7 +147,7 @@ SearchResult determinized_search(const G& game, const typename G::State& root, i
   std::array<float, kMaxTraversalActions> probs_row{};
   thread_local std::vector<ActionMask> legal;
   thread_local std::vector<std::uint32_t> live;
-  thread_local std::vector<double> sums;
+  thread_local std::vector<double> values;  // row r = deal r / k, candidate r % k
   states.clear();
   rngs.clear();
   for (int j = 0; j < o.deals; ++j) {
@@ -157,7 +192,7 @@ SearchResult determinized_search(const G& game, const typename G::State& root, i
       ++result.moves;
     }
   }
-  sums.assign(static_cast<std::size_t>(k), 0.0);
+  values.assign(rows, 0.0);
   std::size_t n = 0;  // the leaves: rollouts stopped at their depth before the end and the cap
   for (std::size_t r = 0; r < rows; ++r) {
     const State& s = states[r];
@@ -166,7 +201,7 @@ SearchResult determinized_search(const G& game, const typename G::State& root, i
       legal[n] = s.legal_mask();
       live[n++] = static_cast<std::uint32_t>(r);
     } else {
-      sums[r % static_cast<std::size_t>(k)] += s.returns(me);
+      values[r] = s.returns(me);
     }
   }
   if (n > 0) {
@@ -175,12 +210,15 @@ SearchResult determinized_search(const G& game, const typename G::State& root, i
     for (std::size_t i = 0; i < n; ++i) {
       const State& s = states[live[i]];
       const double v = static_cast<double>(out[i]) * o.value_scale;
-      sums[live[i] % static_cast<std::size_t>(k)] += s.current_player() == me ? v : -v;  // zero-sum
+      values[live[i]] = s.current_player() == me ? v : -v;  // zero-sum
     }
   }
-  for (int c = 0; c < k; ++c) result.value[static_cast<std::size_t>(c)] = sums[static_cast<std::size_t>(c)] / o.deals;
+  SearchTally tally;
+  for (std::size_t r = 0; r < rows; r += static_cast<std::size_t>(k))
+    tally.add_deal(std::span<const double>(values.data() + r, static_cast<std::size_t>(k)));
+  for (int c = 0; c < k; ++c) result.value[static_cast<std::size_t>(c)] = tally.mean(static_cast<std::size_t>(c));
   result.action = cand[static_cast<std::size_t>(
-      search_choice(sums, o.deals, std::span<const int>(cand.data(), static_cast<std::size_t>(k)), probs, o.prior))];
+      search_choice(tally, std::span<const int>(cand.data(), static_cast<std::size_t>(k)), probs, o.prior, o.z))];
   return result;
 }
 

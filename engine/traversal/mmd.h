@@ -233,10 +233,11 @@ Task<void> mmd_lookahead(TraversalContext& ctx, const G& game, const MmdRolloutO
   float logits[kMaxTraversalActions];
   float row[kMaxTraversalActions];
   float value[1];
-  std::array<double, kMaxSearchCandidates> sums{};
+  SearchTally tally;
+  std::array<double, kMaxSearchCandidates> deal_values{};
   const int stop = st.depth > 0 ? std::min(st.depth, st.cap) : st.cap;
-  for (int c = 0; c < k; ++c) {
-    for (int j = 0; j < st.deals; ++j) {
+  for (int j = 0; j < st.deals; ++j) {
+    for (int c = 0; c < k; ++c) {  // every candidate on continuation j's stream (common random numbers)
       auto b = s;
       Rng rng(derive_seed(seed, static_cast<std::uint64_t>(j)));
       game.apply(b, cand[static_cast<std::size_t>(c)], rng);
@@ -268,13 +269,13 @@ Task<void> mmd_lookahead(TraversalContext& ctx, const G& game, const MmdRolloutO
         ++r.forwards;
         v = static_cast<double>(value[0]) * o.reward_scale * (p == me ? 1.0 : -1.0);  // zero-sum
       }
-      sums[static_cast<std::size_t>(c)] += v;
+      deal_values[static_cast<std::size_t>(c)] = v;
     }
+    tally.add_deal(std::span<const double>(deal_values.data(), static_cast<std::size_t>(k)));
   }
-  for (int c = 0; c < k; ++c) r.value[static_cast<std::size_t>(c)] = sums[static_cast<std::size_t>(c)] / st.deals;
-  r.action = cand[static_cast<std::size_t>(search_choice(std::span<const double>(sums.data(), static_cast<std::size_t>(k)),
-                                                         st.deals, std::span<const int>(cand.data(), static_cast<std::size_t>(k)),
-                                                         probs, st.prior))];
+  for (int c = 0; c < k; ++c) r.value[static_cast<std::size_t>(c)] = tally.mean(static_cast<std::size_t>(c));
+  r.action = cand[static_cast<std::size_t>(
+      search_choice(tally, std::span<const int>(cand.data(), static_cast<std::size_t>(k)), probs, st.prior, st.z))];
 }
 
 template <class G>

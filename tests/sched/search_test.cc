@@ -6,7 +6,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "engine/games/kuhn.h"
@@ -149,4 +151,36 @@ TEST_CASE("the improved policy moves probability toward the better candidate and
   improved_policy(probs, 0b011, 3, r, 1.0, out);  // off the legal set: 0
   CHECK(out[2] == 0.0F);
   CHECK(out[0] + out[1] == doctest::Approx(1.0));
+}
+
+TEST_CASE("the paired test lets a move override the network's only when its lead is consistent across the deals") {
+  const std::array<int, 2> cand{0, 1};
+  const float probs[2] = {0.6F, 0.4F};
+  SearchTally noisy;  // candidate 1 leads by 1 on average, by +11 or −9 deal by deal
+  for (int j = 0; j < 8; ++j) noisy.add_deal(std::array<double, 2>{0.0, j % 2 == 0 ? 11.0 : -9.0});
+  CHECK(noisy.mean(1) == doctest::Approx(1.0));
+  CHECK(noisy.paired_z(1) == doctest::Approx(1.0 / std::sqrt(800.0 / 7 / 8)));  // sample variance 100·8/7
+  CHECK(search_choice(noisy, cand, probs, 0, 0) == 1);                          // no test: the higher mean
+  CHECK(search_choice(noisy, cand, probs, 0, 1) == 0);                          // 0.26 standard errors: not enough
+  SearchTally steady;                                                           // the same mean lead, deal by deal +0.5 or +1.5
+  for (int j = 0; j < 8; ++j) steady.add_deal(std::array<double, 2>{10.0 * j, 10.0 * j + (j % 2 == 0 ? 0.5 : 1.5)});
+  CHECK(steady.paired_z(1) > 5);  // the deals' own spread (0 to 70) cancels in the pairs
+  CHECK(search_choice(steady, cand, probs, 0, 3) == 1);
+  CHECK(search_choice(steady, cand, probs, 10, 3) == 0);  // the test is on top of the prior: 35 + 6 against 36 + 4
+  SearchTally behind;                                     // a consistent loss never overrides
+  for (int j = 0; j < 4; ++j) behind.add_deal(std::array<double, 2>{1.0, 0.0});
+  CHECK(behind.paired_z(1) == -std::numeric_limits<double>::infinity());
+  CHECK(search_choice(behind, cand, probs, 0, 1) == 0);
+}
+
+TEST_CASE("determinized search with a paired test overrides on a lead every deal shows") {
+  const KuhnGame game;
+  FixedNets nets({0.0F, 0.0F}, 0.0F);
+  const float probs[2] = {0.9F, 0.1F};  // the network folds the king
+  const kuhn::State s = kuhn_position(2, 0, {kuhn::kPass, kuhn::kBet});
+  SearchSettings o{.top_k = 2, .deals = 4, .depth = 0, .cap = 200, .prior = 0, .sampled = true, .value_scale = 1, .z = 50};
+  const SearchResult r = determinized_search(game, s, 0, probs, o, 1, nets);
+  CHECK(r.action == kuhn::kBet);  // +2 against −1 on every deal: the difference has no spread
+  CHECK(r.value[0] == doctest::Approx(-1.0));
+  CHECK(r.value[1] == doctest::Approx(2.0));
 }

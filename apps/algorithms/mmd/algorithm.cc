@@ -72,7 +72,8 @@ MmdOptions mmd_options(const Config& c) {
                                   .cap = static_cast<int>(m.integer("search_cap")),
                                   .prior = m.real("search_prior"),
                                   .sampled = true,
-                                  .value_scale = m.real("reward_scale")},
+                                  .value_scale = m.real("reward_scale"),
+                                  .z = m.real("search_z")},
                      .improved = m.text("search_target") == "improved",
                      .temperature = m.real("search_temperature")},
           .opponents = m.list("opponents"),
@@ -246,6 +247,9 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
            real_option("search_prior", 5, 0, 1e6,
                        "the search's bonus per unit of policy probability, in the game's return units (points): it "
                        "overrides the policy only on clear evidence"),
+           real_option("search_z", 0, 0, 1e6,
+                       "the search's paired test: a move other than the policy's first overrides it only when its mean "
+                       "difference from the first over the same deals exceeds search_z standard errors (0 = no test)"),
            real_option("snapshot_share", 0, 0, 1, "share of rollouts whose second seat is a past snapshot of the policy"),
            list_option("opponents", {},
                        "the league: fixed opponents of opponent_share of the rollouts, each a bot's name, checkpoint:PATH (a "
