@@ -125,6 +125,15 @@ struct MmdRolloutOptions {
   /// What V reads (mmd.value_input; mmd_encode_value_input): beyond the information state, the
   /// policy never reads it; a sample's input is V's, the policy's its first W floats.
   MmdValueInput value_input = MmdValueInput::kInfo;
+  /// mmd.critic_deviation: on this share of the learning decisions the player plays one of π's
+  /// deviation_k most probable legal moves, drawn uniformly, instead of sampling π, so that the
+  /// value network also sees the states a search's candidates lead to (a critic for the search's
+  /// leaves). The value targets stay π's: every trace, both players', stops at a deviation and
+  /// bootstraps from V there (the other player's from −V: zero-sum), and the deviation's own
+  /// sample keeps its V as target (advantage 0). Off-policy for the policy gradient: the
+  /// algorithm allows it only with mmd.train_policy = false.
+  double deviation = 0;
+  int deviation_k = 3;
 };
 
 /// The width of the value network's input and of an MMD sample's input: the information state
@@ -357,13 +366,21 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
           o.teacher->forwards.fetch_add(r.forwards, std::memory_order_relaxed);
         }
       }
-      a = sample_action(probs, legal, ctx.rng);
+      bool deviated = false;
+      if (o.deviation > 0 && ctx.rng.uniform() < o.deviation) {
+        std::array<int, kMaxSearchCandidates> candidates{};
+        const int k = search_candidates(probs, legal, o.deviation_k, candidates);
+        a = candidates[static_cast<std::size_t>(ctx.rng.below(static_cast<std::uint32_t>(k)))];
+        deviated = true;
+      } else {
+        a = sample_action(probs, legal, ctx.rng);
+      }
       t[A + a] = std::max(probs[a], 1e-12F);
       std::copy_n(o.magnet ? magnet : probs, A, t + 2 * A);
       if constexpr (kGameHasBot<G>) {
         if (o.bc_targets) t[3 * A + game.bot_action(s, ctx.rng)] = 1.0F;
       }
-      steps.push_back({si, a, static_cast<std::int8_t>(p), value[0]});
+      steps.push_back({si, a, static_cast<std::int8_t>(p), value[0], deviated});
     } else {
       a = co_await mmd_opponent_move(ctx, game, w, s, p, legal, ctx.rng);
     }
@@ -380,6 +397,15 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
   }
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
     const auto p = static_cast<std::size_t>(it->player);
+    if (it->deviated) {  // V's own estimate here; the earlier decisions of both players bootstrap from it
+      float* t = ctx.advantage.target(it->sample);
+      t[it->action] = 0.0F;
+      t[4 * A] = it->value;
+      next_value[p] = it->value;
+      next_value[1 - p] = -it->value;
+      gae = {};
+      continue;
+    }
     const double delta = next_value[p] - it->value;
     gae[p] = delta + o.gae_lambda * gae[p];
     next_value[p] = it->value;

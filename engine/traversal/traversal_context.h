@@ -97,7 +97,8 @@ struct RolloutStep {
   std::int32_t sample;  // the decision's sample index
   std::int32_t action;
   std::int8_t player;
-  float value;  // V(s)
+  float value;            // V(s)
+  bool deviated = false;  // mmd.critic_deviation: a move off π; the traces stop here (mmd.h)
 };
 
 class TraversalContext {

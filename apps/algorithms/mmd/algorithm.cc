@@ -48,7 +48,9 @@ MmdOptions mmd_options(const Config& c) {
                       .max_actions = static_cast<int>(m.integer("max_actions")),
                       .magnet = magnet_weight > 0,
                       .cutoff = cutoff_value(c),
-                      .value_input = value_input(m)},
+                      .value_input = value_input(m),
+                      .deviation = m.real("critic_deviation"),
+                      .deviation_k = static_cast<int>(m.integer("critic_deviation_k"))},
           .epochs = static_cast<int>(m.integer("epochs")),
           .batch_size = static_cast<int>(m.integer("batch_size")),
           .terms = {.clip = m.real("clip"),
@@ -183,6 +185,12 @@ void validate_mmd(const Config& c, const KeyOrigin& origin) {
         fmt::format("{}: mmd.max_actions = 0 (no cap) on lost_cities: games can loop (drawing and "
                     "discarding) and a rollout would never end; set a cap such as 1000",
                     origin("mmd.max_actions")));
+  if (m.real("critic_deviation") > 0 && m.flag("train_policy"))
+    throw InputError(
+        fmt::format("{}: mmd.critic_deviation = {} with mmd.train_policy = true: a deviation is a move the policy did "
+                    "not sample, which its policy gradient cannot learn from; deviations are for fitting a critic to "
+                    "a fixed policy: set mmd.train_policy = false (docs/mmd.md)",
+                    origin("mmd.critic_deviation"), m.real("critic_deviation")));
   if (c.optimization.ema_decay > 0)
     throw InputError(
         fmt::format("{}: optimization.ema_decay = {}: MMD's policy gradient needs the policy that played "
@@ -274,7 +282,14 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
                        "published one iteration before (one process; twice the memories; docs/mmd.md)"),
            bool_option("train_policy", true,
                        "false: the policy stays as it starts (mmd.initial_policy or a resumed checkpoint) and only the "
-                       "value network trains on its rollouts: a critic fitted to a fixed policy (docs/mmd.md)")},
+                       "value network trains on its rollouts: a critic fitted to a fixed policy (docs/mmd.md)"),
+           real_option("critic_deviation", 0, 0, 1,
+                       "share of the learning decisions on which the player plays one of the policy's critic_deviation_k "
+                       "most probable moves, drawn uniformly, instead of sampling it: the critic also sees the states a "
+                       "search's candidates lead to, its targets still the policy's (the traces stop at a deviation); "
+                       "needs train_policy = false (docs/mmd.md)"),
+           integer_option("critic_deviation_k", 3, 2, kMaxSearchCandidates,
+                          "the moves a deviation draws from: the policy's k most probable legal ones")},
       .networks = [](const Config& c, int W, int A) { return mmd_networks(W, A, value_width(c, W)); },
       .playing_network = kPolicyNet,
       .validate = validate_mmd,

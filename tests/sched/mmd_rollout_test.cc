@@ -1,0 +1,106 @@
+// MMD's rollouts (engine/traversal/mmd.h) with stand-in networks on Kuhn: the value targets of
+// mmd.critic_deviation, the moves off π that show a fixed policy's critic the states a search's
+// candidates lead to, stay π's (every trace stops at a deviation and bootstraps from V there).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "engine/games/kuhn.h"
+#include "engine/traversal/mmd.h"
+#include "tests/sched/helpers.h"
+
+using namespace cfr;
+using namespace cfr::testing;
+
+namespace {
+
+/// The value network's stand-in: `value` for every row.
+class ConstantEvaluator final : public Evaluator {
+ public:
+  ConstantEvaluator(int input_width, float value) : info_{input_width, 1, 1, kMaxEvaluatorBatch}, value_(value) {}
+  EvaluatorInfo info() const override { return info_; }
+  void evaluate(std::span<const float>, std::span<const ActionMask>, std::span<float> outputs) override {
+    std::fill(outputs.begin(), outputs.end(), value_);
+  }
+
+ private:
+  EvaluatorInfo info_;
+  float value_;
+};
+
+/// Kuhn self-play rollouts (uniform π, V ≡ `value`, λ = 1, reward scale 1) with `deviation`:
+/// every sample's (value target, advantage at the taken action).
+std::vector<std::pair<float, float>> kuhn_targets(double deviation, float value, int rollouts,
+                                                 const std::string& scheduler = "interleaved") {
+  register_builtin_schedulers();
+  const SmallTraversalGame<kuhn::State> game;
+  const int W = game.input_width(), A = game.num_actions();
+  UniformEvaluator policy(W, A), magnet(W, A), opponent(W, A);
+  ConstantEvaluator v(W, value);
+  Evaluator* nets[kNumMmdNets] = {&policy, &v, &magnet, &opponent};
+  MmdRolloutOptions o;
+  o.gae_lambda = 1.0;
+  o.magnet = false;
+  o.deviation = deviation;
+  o.deviation_k = 2;
+  TraversalJob job{.iteration = 1,
+                   .traverser = 0,
+                   .num_traversals = rollouts,
+                   .seed = 17,
+                   .input_width = W,
+                   .output_width = mmd_target_width(A),
+                   .start = [&](TraversalContext& ctx) { return mmd_rollout(ctx, game, o); }};
+  CollectingSink sink(W, mmd_target_width(A));
+  make_scheduler(scheduler, declared_options(scheduler, SchedulerOptions({{"window", 8}, {"threads", 2}})))
+      ->run(job, nets, sink);
+  std::vector<std::pair<float, float>> out;
+  for (int i = 0; i < sink.advantage.size(); ++i) {
+    const float* t = sink.advantage.target(i);
+    float advantage = 0;
+    for (int a = 0; a < A; ++a) advantage += t[a];  // only the taken action's entry is set
+    out.emplace_back(t[4 * A], advantage);
+  }
+  return out;
+}
+
+bool near(float a, double b) { return std::abs(static_cast<double>(a) - b) < 1e-5; }
+bool is_return(float t) { return near(t, 1) || near(t, -1) || near(t, 2) || near(t, -2); }
+
+}  // namespace
+
+TEST_CASE("MMD critic deviations: a move off the policy keeps V as its value target and advantage 0") {
+  const auto targets = kuhn_targets(1.0, 0.25F, 64);
+  REQUIRE(targets.size() >= 128);  // two or three decisions a game
+  for (const auto& [value, advantage] : targets) {
+    CHECK(near(value, 0.25));
+    CHECK(near(advantage, 0.0));
+  }
+}
+
+TEST_CASE("MMD critic deviations: the traces of both players stop at a deviation and bootstrap from V there") {
+  // Without deviations (λ = 1) every value target is the game's return; with them a decision
+  // followed by its own player's deviation gets +V, by the other player's −V (zero-sum), and a
+  // decision with no deviation after it still the return. V = 0.25 is no Kuhn return.
+  for (const auto& [value, advantage] : kuhn_targets(0.0, 0.25F, 64)) CHECK(is_return(value));
+  const auto targets = kuhn_targets(0.5, 0.25F, 256);
+  int own = 0, other = 0, returns = 0;
+  for (const auto& [value, advantage] : targets) {
+    own += near(value, 0.25);
+    other += near(value, -0.25);
+    returns += is_return(value);
+  }
+  CHECK(own + other + returns == static_cast<int>(targets.size()));
+  CHECK(other > 0);  // player 0's first decision before player 1's deviation
+  CHECK(returns > 0);
+  CHECK(own > other);  // every deviation's own sample is +V
+}
+
+TEST_CASE("MMD critic deviations: the same samples under every scheduler") {
+  const auto reference = kuhn_targets(0.3, 0.25F, 96, "recursive");
+  for (const std::string name : {"interleaved", "pooled"}) {
+    INFO(name);
+    CHECK(kuhn_targets(0.3, 0.25F, 96, name) == reference);
+  }
+}
