@@ -33,7 +33,7 @@ class ConstantEvaluator final : public Evaluator {
 /// Kuhn self-play rollouts (uniform π, V ≡ `value`, λ = 1, reward scale 1) with `deviation`:
 /// every sample's (value target, advantage at the taken action).
 std::vector<std::pair<float, float>> kuhn_targets(double deviation, float value, int rollouts,
-                                                 const std::string& scheduler = "interleaved") {
+                                                  const std::string& scheduler = "interleaved") {
   register_builtin_schedulers();
   const SmallTraversalGame<kuhn::State> game;
   const int W = game.input_width(), A = game.num_actions();
@@ -53,8 +53,7 @@ std::vector<std::pair<float, float>> kuhn_targets(double deviation, float value,
                    .output_width = mmd_target_width(A),
                    .start = [&](TraversalContext& ctx) { return mmd_rollout(ctx, game, o); }};
   CollectingSink sink(W, mmd_target_width(A));
-  make_scheduler(scheduler, declared_options(scheduler, SchedulerOptions({{"window", 8}, {"threads", 2}})))
-      ->run(job, nets, sink);
+  make_scheduler(scheduler, declared_options(scheduler, SchedulerOptions({{"window", 8}, {"threads", 2}})))->run(job, nets, sink);
   std::vector<std::pair<float, float>> out;
   for (int i = 0; i < sink.advantage.size(); ++i) {
     const float* t = sink.advantage.target(i);
