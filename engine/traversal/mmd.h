@@ -97,6 +97,10 @@ struct MmdSearchTeacherOptions {
   /// The target: false, the search's move (a one-hot); true, the improved policy
   /// (improved_policy(): π itself where the search finds no difference).
   bool improved = false;
+  /// With `improved`: the target only where the search's move is not the policy's first
+  /// candidate (it overrode the policy: with settings.z > 0, a significant lead), no target
+  /// (no cloning term) elsewhere: the search's agreements, mostly noise around π, pull nothing.
+  bool overrides_only = false;
   double temperature = 5.0;
 };
 
@@ -356,7 +360,7 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
         }
         if (!o.teacher->options.improved) {
           t[3 * A + r.action] = 1.0F;
-        } else if (r.candidates > 1) {
+        } else if (r.candidates > 1 && (!o.teacher->options.overrides_only || r.action != r.candidate[0])) {
           improved_policy(probs, legal, A, r, o.teacher->options.temperature, t + 3 * A);
         }
         if (r.candidates > 1) {

@@ -10,6 +10,7 @@
 #include "engine/tabular/best_response.h"
 #include "engine/tabular/game_tree.h"
 #include "engine/tabular/policy.h"
+#include "engine/traversal/determinized_search.h"
 #include "engine/traversal/traversal.h"
 #include "engine/traversal/traversal_games.h"
 #include "sched/evaluator.h"
@@ -17,6 +18,28 @@
 #include "sched/scheduler.h"
 
 namespace cfr::testing {
+
+/// A stand-in for the networks: the policy's logits are `logits` for every row, the value is
+/// `value` for every row; it counts rows.
+class FixedNets final : public SearchNets {
+ public:
+  FixedNets(std::vector<float> logits, float value) : logits_(std::move(logits)), value_(value) {}
+  void forward(int net, std::span<const float>, std::span<const ActionMask> legal, std::span<float> outputs) override {
+    if (net == 0) {
+      for (std::size_t r = 0; r < legal.size(); ++r)
+        std::copy(logits_.begin(), logits_.end(), outputs.begin() + r * logits_.size());
+      policy_rows += static_cast<long>(legal.size());
+    } else {
+      std::fill(outputs.begin(), outputs.end(), value_);
+      value_rows += static_cast<long>(legal.size());
+    }
+  }
+  long policy_rows = 0, value_rows = 0;
+
+ private:
+  std::vector<float> logits_;
+  float value_;
+};
 
 /// Keeps every sample in delivery order, and the order of traversal indices.
 class CollectingSink final : public SampleSink {

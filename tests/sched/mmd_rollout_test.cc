@@ -1,6 +1,7 @@
 // MMD's rollouts (engine/traversal/mmd.h) with stand-in networks on Kuhn: the value targets of
 // mmd.critic_deviation, the moves off π that show a fixed policy's critic the states a search's
-// candidates lead to, stay π's (every trace stops at a deviation and bootstraps from V there).
+// candidates lead to, stay π's (every trace stops at a deviation and bootstraps from V there);
+// the search teacher's "overrides" target is its improved target where the search overrode π.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -32,7 +33,8 @@ class ConstantEvaluator final : public Evaluator {
 
 /// Kuhn self-play rollouts (uniform π, V ≡ `value`, λ = 1, reward scale 1) with `deviation`:
 /// their samples (inputs, masks, targets) in index order.
-SampleBuffer kuhn_samples(double deviation, float value, int rollouts, const std::string& scheduler = "interleaved") {
+SampleBuffer kuhn_samples(double deviation, float value, int rollouts, const std::string& scheduler = "interleaved",
+                          MmdSearchTeacher* teacher = nullptr) {
   register_builtin_schedulers();
   const SmallTraversalGame<kuhn::State> game;
   const int W = game.input_width(), A = game.num_actions();
@@ -44,6 +46,7 @@ SampleBuffer kuhn_samples(double deviation, float value, int rollouts, const std
   o.magnet = false;
   o.deviation = deviation;
   o.deviation_k = 2;
+  o.teacher = teacher;
   TraversalJob job{.iteration = 1,
                    .traverser = 0,
                    .num_traversals = rollouts,
@@ -109,4 +112,49 @@ TEST_CASE("MMD critic deviations: the same samples under every scheduler") {
     INFO(name);
     CHECK(same_samples(kuhn_samples(0.3, 0.25F, 96, name), reference));
   }
+}
+
+namespace {
+
+/// The search teacher's cloning targets (t[3A, 4A)) of Kuhn rollouts searched at every decision:
+/// uniform π, two candidates rolled out to the end on 4 deals, no prior (an override is a lead of
+/// the second candidate, action 1, on those deals), the improved target at temperature 1.
+std::vector<std::array<float, 2>> kuhn_teacher_targets(bool overrides_only) {
+  FixedNets nets({0.0F, 0.0F}, 0.0F);
+  MmdSearchTeacher teacher;
+  teacher.options = {.share = 1.0,
+                     .settings = {.top_k = 2, .deals = 4, .depth = 0, .cap = 200, .prior = 0, .sampled = true, .value_scale = 1},
+                     .improved = true,
+                     .overrides_only = overrides_only,
+                     .temperature = 1.0};
+  teacher.nets = &nets;
+  const SampleBuffer samples = kuhn_samples(0.0, 0.25F, 128, "interleaved", &teacher);
+  const int A = SmallTraversalGame<kuhn::State>().num_actions();
+  std::vector<std::array<float, 2>> out;
+  for (int i = 0; i < samples.size(); ++i) out.push_back({samples.target(i)[3 * A], samples.target(i)[3 * A + 1]});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("MMD search teacher: the overrides target is the improved target where the search overrode and empty elsewhere") {
+  const auto improved = kuhn_teacher_targets(false), overrides = kuhn_teacher_targets(true);
+  REQUIRE(improved.size() == overrides.size());
+  REQUIRE(improved.size() >= 256);
+  int overrode = 0, agreed = 0;
+  for (std::size_t i = 0; i < improved.size(); ++i) {
+    const auto [p0, p1] = improved[i];
+    CHECK(near(p0 + p1, 1.0));  // every decision searched: the improved target is a distribution
+    if (p1 > p0) {              // the second candidate led: the search overrode π's first (action 0)
+      ++overrode;
+      CHECK(near(overrides[i][0], p0));
+      CHECK(near(overrides[i][1], p1));
+    } else {
+      ++agreed;
+      CHECK(overrides[i][0] == 0.0F);
+      CHECK(overrides[i][1] == 0.0F);
+    }
+  }
+  CHECK(overrode > 0);
+  CHECK(agreed > 0);
 }

@@ -76,7 +76,8 @@ MmdOptions mmd_options(const Config& c) {
                                   .sampled = true,
                                   .value_scale = m.real("reward_scale"),
                                   .z = m.real("search_z")},
-                     .improved = m.text("search_target") == "improved",
+                     .improved = m.text("search_target") != "move",
+                     .overrides_only = m.text("search_target") == "overrides",
                      .temperature = m.real("search_temperature")},
           .opponents = m.list("opponents"),
           .initial_policy = m.text("initial_policy"),
@@ -247,10 +248,11 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
            integer_option("search_depth", 4, 0, 100'000,
                           "moves of a search rollout before the value network values it (0 = to the end or search_cap)"),
            integer_option("search_cap", 200, 1, 100'000, "moves of a search rollout at most"),
-           string_option("search_target", "move", {"move", "improved"},
-                         "the search teacher's target: move (the search's move, one-hot) or improved (the policy re-weighted "
+           string_option("search_target", "move", {"move", "improved", "overrides"},
+                         "the search teacher's target: move (the search's move, one-hot), improved (the policy re-weighted "
                          "by exp((q - mean q) / search_temperature) on the candidates: the policy itself where search finds no "
-                         "difference)"),
+                         "difference) or overrides (the improved target only where the search's move is not the policy's "
+                         "first, a significant lead with search_z > 0; no cloning term elsewhere)"),
            real_option("search_temperature", 5, 1e-6, 1e9, "the improved target's temperature (the game's return units)"),
            real_option("search_prior", 5, 0, 1e6,
                        "the search's bonus per unit of policy probability, in the game's return units (points): it "
