@@ -94,13 +94,13 @@ struct MmdSearchTeacherOptions {
   /// settings.deals continuations per candidate, queries batched like the rollout's).
   bool lookahead = false;
   SearchSettings settings;
-  /// The target: false, the search's move (a one-hot); true, the improved policy
-  /// (improved_policy(): π itself where the search finds no difference).
-  bool improved = false;
-  /// With `improved`: the target only where the search's move is not the policy's first
-  /// candidate (it overrode the policy: with settings.z > 0, a significant lead), no target
-  /// (no cloning term) elsewhere: the search's agreements, mostly noise around π, pull nothing.
-  bool overrides_only = false;
+  /// The target (mmd.search_target): kMove, the search's move (a one-hot); kImproved, the
+  /// improved policy (improved_policy(): π itself where the search finds no difference);
+  /// kOverrides, the improved policy only where the search's move is not the policy's first
+  /// candidate (it overrode the policy: with settings.z > 0, a significant lead), no target (no
+  /// cloning term) elsewhere: the search's agreements, mostly noise around π, pull nothing.
+  enum class Target { kMove, kImproved, kOverrides };
+  Target target = Target::kMove;
   double temperature = 5.0;
 };
 
@@ -358,9 +358,11 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
         } else {
           r = determinized_search(game, s, p, probs, o.teacher->options.settings, ctx.rng(), *o.teacher->nets);
         }
-        if (!o.teacher->options.improved) {
+        using Target = MmdSearchTeacherOptions::Target;
+        const Target target = o.teacher->options.target;
+        if (target == Target::kMove) {
           t[3 * A + r.action] = 1.0F;
-        } else if (r.candidates > 1 && (!o.teacher->options.overrides_only || r.action != r.candidate[0])) {
+        } else if (r.candidates > 1 && (target == Target::kImproved || r.action != r.candidate[0])) {
           improved_policy(probs, legal, A, r, o.teacher->options.temperature, t + 3 * A);
         }
         if (r.candidates > 1) {

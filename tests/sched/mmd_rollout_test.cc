@@ -122,11 +122,11 @@ namespace {
 std::vector<std::array<float, 2>> kuhn_teacher_targets(bool overrides_only) {
   FixedNets nets({0.0F, 0.0F}, 0.0F);
   MmdSearchTeacher teacher;
-  teacher.options = {.share = 1.0,
-                     .settings = {.top_k = 2, .deals = 4, .depth = 0, .cap = 200, .prior = 0, .sampled = true, .value_scale = 1},
-                     .improved = true,
-                     .overrides_only = overrides_only,
-                     .temperature = 1.0};
+  teacher.options = {
+      .share = 1.0,
+      .settings = {.top_k = 2, .deals = 4, .depth = 0, .cap = 200, .prior = 0, .sampled = true, .value_scale = 1},
+      .target = overrides_only ? MmdSearchTeacherOptions::Target::kOverrides : MmdSearchTeacherOptions::Target::kImproved,
+      .temperature = 1.0};
   teacher.nets = &nets;
   const SampleBuffer samples = kuhn_samples(0.0, 0.25F, 128, "interleaved", &teacher);
   const int A = SmallTraversalGame<kuhn::State>().num_actions();

@@ -76,8 +76,9 @@ MmdOptions mmd_options(const Config& c) {
                                   .sampled = true,
                                   .value_scale = m.real("reward_scale"),
                                   .z = m.real("search_z")},
-                     .improved = m.text("search_target") != "move",
-                     .overrides_only = m.text("search_target") == "overrides",
+                     .target = m.text("search_target") == "move"       ? MmdSearchTeacherOptions::Target::kMove
+                               : m.text("search_target") == "improved" ? MmdSearchTeacherOptions::Target::kImproved
+                                                                       : MmdSearchTeacherOptions::Target::kOverrides,
                      .temperature = m.real("search_temperature")},
           .opponents = m.list("opponents"),
           .initial_policy = m.text("initial_policy"),
