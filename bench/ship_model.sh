@@ -7,6 +7,8 @@
 # (TRAINED_REVISION: the revision whose cfr-run trained the run, when it is not HEAD.
 #  FROM_RUN, FROM_COMMAND: the run whose network the run started from (mmd.initial_policy) and the
 #  command that trained it; the manifest's training time and iterations then count both stages.
+#  FROM_MODEL: a shipped model the run started from (models/NAME); its manifest's stages come first.
+#  LABEL: the model's name on cfr-serve's pages, e.g. "Lost Cities styles agent (shipped 2026-12-04)".
 #  EXPLOITABILITY: a JSON file holding the manifest's "exploitability" object: the exploiter's
 #  command, minutes, iterations and its cfr-arena --json result, scripts/exploitability.sh.)
 set -euo pipefail
@@ -15,14 +17,18 @@ run=$1 model=$2 command=$3 evals=$4 ladder=$5
 extra=$(mktemp)
 trap 'rm -f "$extra"' EXIT
 python3 - "$run" "$command" "$evals" "$ladder" "$(git rev-parse HEAD)" "$(git rev-parse "${TRAINED_REVISION:-HEAD}")" \
-  "${FROM_RUN:-}" "${FROM_COMMAND:-}" "${EXPLOITABILITY:-}" > "$extra" <<'PY'
+  "${FROM_RUN:-}" "${FROM_COMMAND:-}" "${EXPLOITABILITY:-}" "${FROM_MODEL:-}" "${LABEL:-}" > "$extra" <<'PY'
 import json, sys
-run, command, evals, ladder, revision, trained, from_run, from_command, exploitability = sys.argv[1:]
+run, command, evals, ladder, revision, trained, from_run, from_command, exploitability, from_model, label = sys.argv[1:]
 def stage(run_dir, command):
     rows = [json.loads(l) for l in open(f"{run_dir}/metrics.jsonl")]
     return {"command": command, "training_iterations": rows[-1]["iteration"],
             "training_wall_minutes": round(sum(r["iteration_seconds"] for r in rows) / 60, 1)}
-stages = ([stage(from_run, from_command)] if from_run else []) + [stage(run, command)]
+def model_stages(model_dir):
+    m = json.load(open(f"{model_dir}/manifest.json"))
+    return m.get("stages") or [{k: m[k] for k in ("command", "training_iterations", "training_wall_minutes")}]
+stages = ((model_stages(from_model) if from_model else []) + ([stage(from_run, from_command)] if from_run else [])
+          + [stage(run, command)])
 reports = [json.loads(l) for l in open(evals) if l.strip()]
 lad = json.load(open(ladder))
 print(json.dumps({
@@ -37,7 +43,8 @@ print(json.dumps({
                    for r in reports},
     "ladder": {"games_per_pair": lad.get("games_per_pair"), "anchor": lad.get("anchor"),
                "ratings": lad.get("ratings", lad.get("players"))},
-} | ({"stages": stages} if from_run else {})
-  | ({"exploitability": json.load(open(exploitability))} if exploitability else {})))
+} | ({"stages": stages} if len(stages) > 1 else {})
+  | ({"exploitability": json.load(open(exploitability))} if exploitability else {})
+  | ({"label": label} if label else {})))
 PY
 build/bin/cfr-export "$run" "$model" --manifest "$extra"
