@@ -81,6 +81,32 @@ nlohmann::json checked_manifest(const std::string& model) {
   CHECK(m["exploitability"]["result"].contains("win_rate_hi95"));
   return m;
 }
+
+/// An agent with the two opt-in encoding blocks (499 inputs), at its recorded iteration: its first
+/// decisions in the deals of seeds 1, 2, 3.
+std::vector<int> slot_cards_decisions(const std::string& model, int iteration) {
+  const CheckpointPolicy p = load_checkpoint_policy(model);
+  CHECK(p.iteration == iteration);
+  CHECK(p.config.encoding.opponent_known_cards);
+  CHECK(p.config.encoding.slot_cards);
+  CHECK(p.strategy().info().input_width == 499);
+  return first_decisions(model, p);
+}
+
+/// A manifest of `stages` training stages whose minutes add up to its total, which beats the
+/// agent it was measured against (`previous`, a checkpoint: spec) over 1000 games.
+nlohmann::json staged_manifest(const std::string& model, std::size_t stages, const std::string& previous) {
+  const auto m = checked_manifest(model);
+  REQUIRE_MESSAGE(m.contains("stages"), "manifest.json has no stages");
+  REQUIRE(m["stages"].size() == stages);
+  double minutes = 0;
+  for (const auto& s : m["stages"]) minutes += s["training_wall_minutes"].get<double>();
+  CHECK(m["training_wall_minutes"].get<double>() == doctest::Approx(minutes).epsilon(0.01));
+  REQUIRE_MESSAGE(m["evaluation"].contains(previous), "manifest.json has no evaluation.", previous);
+  CHECK(m["evaluation"][previous]["games"] == 1000);
+  CHECK(m["evaluation"][previous]["win_rate_lo95"].get<double>() > 0.5);
+  return m;
+}
 }  // namespace
 
 TEST_CASE("the shipped agent loads with its policy alone, of the game's widths, and makes its recorded decisions") {
@@ -92,52 +118,25 @@ TEST_CASE("the shipped agent loads with its policy alone, of the game's widths, 
 TEST_CASE("the shipped agent's manifest records how it was trained and how strong it is") { checked_manifest(kModel); }
 
 TEST_CASE("the league agent loads with the two opt-in encoding blocks and makes its recorded decisions") {
-  const CheckpointPolicy p = load_checkpoint_policy(kLeague);
-  CHECK(p.iteration == 2008);
-  CHECK(p.config.encoding.opponent_known_cards);
-  CHECK(p.config.encoding.slot_cards);
-  CHECK(p.strategy().info().input_width == 499);
-  CHECK(first_decisions(kLeague, p) == std::vector<int>{6, 11, 2});  // play c0:2, discard c3:W, play c1:W
+  CHECK(slot_cards_decisions(kLeague, 2008) == std::vector<int>{6, 11, 2});  // play c0:2, discard c3:W, play c1:W
 }
 
 TEST_CASE("the league agent's manifest counts both training stages and shows it beats the previous agent") {
-  const auto m = checked_manifest(kLeague);
-  REQUIRE_MESSAGE(m.contains("stages"), "manifest.json has no stages");
-  REQUIRE(m["stages"].size() == 2);
-  double minutes = 0;
-  for (const auto& s : m["stages"]) minutes += s["training_wall_minutes"].get<double>();
-  CHECK(m["training_wall_minutes"].get<double>() == doctest::Approx(minutes).epsilon(0.01));
-  const auto& previous = m["evaluation"]["checkpoint:models/lost-cities-mmd"];
-  CHECK(previous["games"] == 1000);
-  CHECK(previous["win_rate_lo95"].get<double>() > 0.5);
+  const auto m = staged_manifest(kLeague, 2, "checkpoint:models/lost-cities-mmd");
   CHECK(m["evaluation"]["heuristic_expert"]["win_rate"].get<double>() >
         nlohmann::json::parse(read_text_file(kModel + "/manifest.json"))["evaluation"]["heuristic_expert"]["win_rate"]
             .get<double>());
 }
 
 TEST_CASE("the styles agent loads with the league agent's encoding and makes its recorded decisions") {
-  const CheckpointPolicy p = load_checkpoint_policy(kStyles);
-  CHECK(p.iteration == 12254);
-  CHECK(p.config.encoding.opponent_known_cards);
-  CHECK(p.config.encoding.slot_cards);
-  CHECK(p.strategy().info().input_width == 499);
-  CHECK(first_decisions(kStyles, p) == std::vector<int>{6, 10, 2});  // play c0:2, play c3:W, play c1:W
+  CHECK(slot_cards_decisions(kStyles, 12254) == std::vector<int>{6, 10, 2});  // play c0:2, play c3:W, play c1:W
 }
 
 TEST_CASE("the styles agent's manifest counts three training stages within two hours and shows it beats the league agent") {
-  const auto m = checked_manifest(kStyles);
-  REQUIRE_MESSAGE(m.contains("stages"), "manifest.json has no stages");
-  REQUIRE(m["stages"].size() == 3);
-  double minutes = 0;
-  for (const auto& s : m["stages"]) minutes += s["training_wall_minutes"].get<double>();
-  CHECK(m["training_wall_minutes"].get<double>() == doctest::Approx(minutes).epsilon(0.01));
+  const auto m = staged_manifest(kStyles, 3, "checkpoint:models/lost-cities-league");
   const auto league = nlohmann::json::parse(read_text_file(kLeague + "/manifest.json"));
-  // It beats the league agent head to head, and scores more points a game than it against every
-  // bot the two manifests share (discard_only included: a league without that bot learned to
-  // lose to it, docs/strength.md).
-  const auto& previous = m["evaluation"]["checkpoint:models/lost-cities-league"];
-  CHECK(previous["games"] == 1000);
-  CHECK(previous["win_rate_lo95"].get<double>() > 0.5);
+  // It scores more points a game than the league agent against every bot the two manifests share
+  // (discard_only included: a league without that bot learned to lose to it, docs/strength.md).
   for (const char* bot :
        {"heuristic_expert", "heuristic_balanced", "heuristic_cautious", "heuristic_noisy", "discard_only", "random"}) {
     CAPTURE(bot);
