@@ -1,5 +1,6 @@
 // The shipped agents (docs/mmd.md; issue 18 item 4, issue 30): models/lost-cities-mmd,
-// models/lost-cities-league and models/lost-cities-styles load as checkpoint:models/NAME, hold the policy network alone with
+// models/lost-cities-league, models/lost-cities-styles and models/lost-cities-styles-long load as
+// checkpoint:models/NAME, hold the policy network alone with
 // their encoding's widths, and decide as recorded when they shipped; their manifests say where
 // they came from and how strong they are.
 #include <doctest/doctest.h>
@@ -23,6 +24,7 @@ namespace {
 const std::string kModel = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-mmd";
 const std::string kLeague = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-league";
 const std::string kStyles = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles";
+const std::string kStylesLong = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles-long";
 
 /// The model's greedy first decision (the argmax of its legal logits) in the deals of seeds 1, 2, 3,
 /// after checking that it holds the policy alone, of its encoding's widths.
@@ -57,14 +59,15 @@ std::vector<int> first_decisions(const std::string& model, const CheckpointPolic
   return chosen;
 }
 
-/// What every shipped manifest holds: the command, revision, time (at most two hours on 2 cores),
-/// evaluations over 1000 games with intervals, the ladder and the exploitability figure.
-nlohmann::json checked_manifest(const std::string& model) {
+/// What every shipped manifest holds: the command, revision, time (at most `max_minutes`: issue 30's
+/// two hours on 2 cores unless a case says otherwise), evaluations over 1000 games with intervals,
+/// the ladder and the exploitability figure.
+nlohmann::json checked_manifest(const std::string& model, double max_minutes = 120.0) {
   const auto m = nlohmann::json::parse(read_text_file(model + "/manifest.json"));
   for (const char* key :
        {"command", "revision", "training_wall_minutes", "training_iterations", "evaluation", "ladder", "parameters"})
     CHECK_MESSAGE(m.contains(key), "manifest.json has no ", key);
-  CHECK(m["training_wall_minutes"].get<double>() <= 120.0);
+  CHECK(m["training_wall_minutes"].get<double>() <= max_minutes);
   for (const char* bot : {"heuristic_cautious", "heuristic_balanced"}) {
     CAPTURE(bot);
     CHECK(m["evaluation"][bot]["games"] == 1000);
@@ -95,8 +98,9 @@ std::vector<int> slot_cards_decisions(const std::string& model, int iteration) {
 
 /// A manifest of `stages` training stages whose minutes add up to its total, which beats the
 /// agent it was measured against (`previous`, a checkpoint: spec) over 1000 games.
-nlohmann::json staged_manifest(const std::string& model, std::size_t stages, const std::string& previous) {
-  const auto m = checked_manifest(model);
+nlohmann::json staged_manifest(const std::string& model, std::size_t stages, const std::string& previous,
+                               double max_minutes = 120.0) {
+  const auto m = checked_manifest(model, max_minutes);
   REQUIRE_MESSAGE(m.contains("stages"), "manifest.json has no stages");
   REQUIRE(m["stages"].size() == stages);
   double minutes = 0;
@@ -106,6 +110,22 @@ nlohmann::json staged_manifest(const std::string& model, std::size_t stages, con
   CHECK(m["evaluation"][previous]["games"] == 1000);
   CHECK(m["evaluation"][previous]["win_rate_lo95"].get<double>() > 0.5);
   return m;
+}
+
+/// The manifest `m` scores more points a game than the agent in `previous` (a model folder) against
+/// every bot the two manifests share (discard_only included: a league without that bot learned to
+/// lose to it, docs/strength.md), and wins more often against heuristic_expert.
+void scores_more_than(const nlohmann::json& m, const std::string& previous) {
+  const auto p = nlohmann::json::parse(read_text_file(previous + "/manifest.json"));
+  for (const char* bot :
+       {"heuristic_expert", "heuristic_balanced", "heuristic_cautious", "heuristic_noisy", "discard_only", "random"}) {
+    CAPTURE(bot);
+    REQUIRE_MESSAGE(p["evaluation"].contains(bot), previous, "'s manifest has no evaluation.", bot);
+    REQUIRE_MESSAGE(m["evaluation"].contains(bot), "manifest.json has no evaluation.", bot);
+    CHECK(m["evaluation"][bot]["avg_score_diff"].get<double>() > p["evaluation"][bot]["avg_score_diff"].get<double>());
+  }
+  CHECK(m["evaluation"]["heuristic_expert"]["win_rate"].get<double>() >
+        p["evaluation"]["heuristic_expert"]["win_rate"].get<double>());
 }
 }  // namespace
 
@@ -133,17 +153,21 @@ TEST_CASE("the styles agent loads with the league agent's encoding and makes its
 }
 
 TEST_CASE("the styles agent's manifest counts three training stages within two hours and shows it beats the league agent") {
-  const auto m = staged_manifest(kStyles, 3, "checkpoint:models/lost-cities-league");
-  const auto league = nlohmann::json::parse(read_text_file(kLeague + "/manifest.json"));
-  // It scores more points a game than the league agent against every bot the two manifests share
-  // (discard_only included: a league without that bot learned to lose to it, docs/strength.md).
-  for (const char* bot :
-       {"heuristic_expert", "heuristic_balanced", "heuristic_cautious", "heuristic_noisy", "discard_only", "random"}) {
-    CAPTURE(bot);
-    REQUIRE_MESSAGE(league["evaluation"].contains(bot), "the league agent's manifest has no evaluation.", bot);
-    REQUIRE_MESSAGE(m["evaluation"].contains(bot), "manifest.json has no evaluation.", bot);
-    CHECK(m["evaluation"][bot]["avg_score_diff"].get<double>() > league["evaluation"][bot]["avg_score_diff"].get<double>());
-  }
-  CHECK(m["evaluation"]["heuristic_expert"]["win_rate"].get<double>() >
-        league["evaluation"]["heuristic_expert"]["win_rate"].get<double>());
+  scores_more_than(staged_manifest(kStyles, 3, "checkpoint:models/lost-cities-league"), kLeague);
+}
+
+TEST_CASE("the styles-long agent loads with the league agent's encoding and makes its recorded decisions") {
+  CHECK(slot_cards_decisions(kStylesLong, 34771) == std::vector<int>{14, 4, 2});  // play c2:2, play c3:W, play c1:W
+}
+
+// The styles run resumed for 63 minutes more (docs/strength.md "The styles league an hour longer"):
+// its three stages take 177.4 minutes, past issue 30's two hours (models/lost-cities-styles is the
+// agent within them), so its bound here is three hours.
+TEST_CASE("the styles-long agent's manifest counts three training stages and shows it beats the league and styles agents") {
+  const auto m = staged_manifest(kStylesLong, 3, "checkpoint:models/lost-cities-league", 180.0);
+  scores_more_than(m, kStyles);
+  const std::string styles = "checkpoint:models/lost-cities-styles";
+  REQUIRE_MESSAGE(m["evaluation"].contains(styles), "manifest.json has no evaluation.", styles);
+  CHECK(m["evaluation"][styles]["games"] == 1000);
+  CHECK(m["evaluation"][styles]["avg_score_diff"].get<double>() > 0.0);
 }
