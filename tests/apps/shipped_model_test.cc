@@ -1,8 +1,7 @@
 // The shipped agents (docs/mmd.md; issue 18 item 4, issue 30): models/lost-cities-mmd,
 // models/lost-cities-league, models/lost-cities-styles and models/lost-cities-styles-long load as
-// checkpoint:models/NAME, hold the policy network alone with
-// their encoding's widths, and decide as recorded when they shipped; their manifests say where
-// they came from and how strong they are.
+// checkpoint:models/NAME, hold the policy network alone with their encoding's widths, and decide as
+// recorded when they shipped; their manifests say where they came from and how strong they are.
 #include <doctest/doctest.h>
 
 #include <algorithm>
