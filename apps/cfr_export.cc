@@ -5,7 +5,9 @@
 // from, its iteration, algorithm and size, merged with the fields of --manifest FILE (the command,
 // revision, wall time and ladder results a shipping script records; docs/mmd.md). Exporting again
 // into OUT replaces only those four files: a file the user added to OUT is never deleted.
-//   cfr-export CHECKPOINT|RUN_DIR OUT_DIR [--manifest FILE.json]
+// --average N writes instead the mean of the playing network's weights over the run's N newest
+// checkpoints (a checkpoint weight average; manifest.json lists their iterations).
+//   cfr-export CHECKPOINT|RUN_DIR OUT_DIR [--manifest FILE.json] [--average N]
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -23,6 +25,7 @@ int main(int argc, char** argv) {
   cfr::select_blas_kernels(argv);  // before any thread: OpenBLAS's kernels for this CPU (engine/core/resources.h)
   CLI::App app{"cfr-export: write the network that plays of a checkpoint alone, as a shipped model"};
   std::string from, out, manifest;
+  int average = 1;
   app.add_option("CHECKPOINT", from, "checkpoint directory, or a run directory (its latest checkpoint)")
       ->required()
       ->check(cfr::kNonEmpty);
@@ -32,6 +35,10 @@ int main(int argc, char** argv) {
       ->required()
       ->check(cfr::kNonEmpty);
   app.add_option("--manifest", manifest, "a JSON object whose fields are added to OUT_DIR/manifest.json")->check(cfr::kNonEmpty);
+  app.add_option("--average", average,
+                 "the mean of the playing network's weights over the N newest checkpoints of RUN_DIR (its latest and "
+                 "the N - 1 before it) instead of the latest's alone")
+      ->check(CLI::Range(1, 100'000));
   if (const auto rc = cfr::parse_command_line(app, "cfr-export", argc, argv)) return *rc;
   return cfr::run_app("cfr-export", [&] {
     namespace fs = std::filesystem;
@@ -40,7 +47,7 @@ int main(int argc, char** argv) {
       extra = nlohmann::json::parse(cfr::read_text_file(manifest), nullptr, /*allow_exceptions=*/false);
       if (!extra.is_object()) throw cfr::InputError(fmt::format("--manifest {}: not a JSON object", manifest));
     }
-    const cfr::ExportedPolicy e = cfr::export_policy(from, out);
+    const cfr::ExportedPolicy e = cfr::export_policy(from, out, average);
     nlohmann::json m = extra;  // the computed fields below win over --manifest's
     m.update(nlohmann::json{{"exported_from", from},
                             {"iteration", e.iteration},
@@ -48,9 +55,15 @@ int main(int argc, char** argv) {
                             {"network", e.network},
                             {"parameters", e.parameters},
                             {"nets_pt_bytes", fs::file_size(fs::path(out) / "nets.pt")}});
+    if (!e.averaged_iterations.empty()) m["averaged_iterations"] = e.averaged_iterations;
     cfr::write_file_atomic((fs::path(out) / "manifest.json").string(), m.dump(2) + "\n");
-    std::cout << fmt::format("cfr-export: {} (iteration {}, {}'s {} network, {} parameters, {} bytes) → {}\n", from, e.iteration,
-                             e.algorithm, e.network, e.parameters, m["nets_pt_bytes"].get<std::uint64_t>(), out);
+    const std::string averaged = e.averaged_iterations.empty()
+                                     ? std::string()
+                                     : fmt::format(", averaged over {} checkpoints from iteration {}",
+                                                   e.averaged_iterations.size(), e.averaged_iterations.front());
+    std::cout << fmt::format("cfr-export: {} (iteration {}{}, {}'s {} network, {} parameters, {} bytes) → {}\n", from,
+                             e.iteration, averaged, e.algorithm, e.network, e.parameters, m["nets_pt_bytes"].get<std::uint64_t>(),
+                             out);
     return 0;
   });
 }

@@ -10,7 +10,9 @@
 #  FROM_MODEL: a shipped model the run started from (models/NAME); its manifest's stages come first.
 #  LABEL: the model's name on cfr-serve's pages, e.g. "Lost Cities styles agent (shipped 2026-12-04)".
 #  EXPLOITABILITY: a JSON file holding the manifest's "exploitability" object: the exploiter's
-#  command, minutes, iterations and its cfr-arena --json result, scripts/exploitability.sh.)
+#  command, minutes, iterations and its cfr-arena --json result, scripts/exploitability.sh.
+#  AVERAGE: N > 1 ships the mean of the playing network's weights over the run's N newest
+#  checkpoints, cfr-export --average N; the manifest lists their iterations.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run=$1 model=$2 command=$3 evals=$4 ladder=$5
@@ -47,4 +49,4 @@ print(json.dumps({
   | ({"exploitability": json.load(open(exploitability))} if exploitability else {})
   | ({"label": label} if label else {})))
 PY
-build/bin/cfr-export "$run" "$model" --manifest "$extra"
+build/bin/cfr-export "$run" "$model" --manifest "$extra" ${AVERAGE:+--average "$AVERAGE"}

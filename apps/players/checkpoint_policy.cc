@@ -4,7 +4,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -274,6 +277,36 @@ std::string settled_latest(const std::string& path) {
   }
 }
 
+/// The `count` newest checkpoint directories of run directory `run` up to and including `last`
+/// (its latest), oldest first; InputError when `run` is not a run directory or holds fewer.
+std::vector<std::string> last_checkpoints(const std::string& run, const std::string& last, int count) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(run) / "checkpoints";
+  if (!fs::is_directory(dir))
+    throw InputError(fmt::format("{}: --average {} needs a run directory (with checkpoints/), not a checkpoint", run, count));
+  const auto iteration_of = [](const std::string& name) -> long {
+    if (name.size() < 6 || name.rfind("iter-", 0) != 0) return -1;
+    long it = 0;
+    for (const char ch : name.substr(5)) {
+      if (ch < '0' || ch > '9' || it > 100'000'000) return -1;
+      it = it * 10 + (ch - '0');
+    }
+    return it;
+  };
+  const long newest = iteration_of(fs::path(last).filename().string());
+  std::vector<std::pair<long, std::string>> found;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const long it = iteration_of(e.path().filename().string());
+    if (it >= 0 && it <= newest && e.is_directory()) found.emplace_back(it, e.path().string());
+  }
+  if (static_cast<long>(found.size()) < count)
+    throw InputError(fmt::format("{}: --average {} needs {} checkpoints up to {}, the run has {}", dir.string(), count, count,
+                                 fs::path(last).filename().string(), found.size()));
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> dirs;
+  for (auto i = found.size() - static_cast<std::size_t>(count); i < found.size(); ++i) dirs.push_back(found[i].second);
+  return dirs;
+}
 }  // namespace
 
 CheckpointPolicy load_checkpoint_policy(const std::string& path, int invariant_chunk) {
@@ -303,7 +336,7 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path, int invariant_c
   }
 }
 
-ExportedPolicy export_policy(const std::string& from, const std::string& out) {
+ExportedPolicy export_policy(const std::string& from, const std::string& out, int average) {
   namespace fs = std::filesystem;
   // OUT's own files (config.toml, meta.json, nets.pt) are replaced, nothing else in it is touched:
   // refuse what would lose data (the source itself or a folder holding it, or a folder that is
@@ -322,7 +355,32 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out) {
   NetworkSet& all = *p.state->nets;
   const NetworkSpec spec = all.spec(p.state->playing);
   NetworkSet one({spec}, cpu_network_config(p.config), 0);
-  one.set_weights(0, all.published_weights(p.state->playing));  // what the checkpoint plays (its average, if any)
+  std::vector<int> averaged;
+  if (average <= 1) {
+    one.set_weights(0, all.published_weights(p.state->playing));  // what the checkpoint plays (its average, if any)
+  } else {
+    const std::vector<std::string> dirs = last_checkpoints(from, p.checkpoint_dir, average);
+    std::vector<double> sum(p.weights().size(), 0.0);
+    for (const std::string& dir : dirs) {
+      std::optional<CheckpointPolicy> loaded;
+      if (dir != p.checkpoint_dir) loaded = load_checkpoint_policy(dir);
+      const CheckpointPolicy& q = loaded ? *loaded : p;
+      const NetworkSpec s = q.state->nets->spec(q.state->playing);
+      const std::vector<float> w = q.weights();
+      if (s.name != spec.name || s.input_width != spec.input_width || s.output_width != spec.output_width ||
+          w.size() != sum.size())
+        throw InputError(
+            fmt::format("{}: its {} network ({} inputs, {} outputs, {} weights) is not the shape of {}'s ({}, {}, "
+                        "{}): --average needs checkpoints of one network",
+                        dir, s.name, s.input_width, s.output_width, w.size(), p.checkpoint_dir, spec.input_width,
+                        spec.output_width, sum.size()));
+      for (std::size_t i = 0; i < w.size(); ++i) sum[i] += w[i];
+      averaged.push_back(q.iteration);
+    }
+    std::vector<float> mean(sum.size());
+    for (std::size_t i = 0; i < sum.size(); ++i) mean[i] = static_cast<float>(sum[i] / static_cast<double>(dirs.size()));
+    one.set_weights(0, mean);
+  }
   Config config = p.config;
   // Written whole into a temporary folder beside OUT, then each file renamed into OUT (each
   // replaced atomically; meta.json, which checks the others, last). A user's files in OUT stay.
@@ -341,7 +399,11 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out) {
   fs::create_directories(dest);
   for (const char* name : {"nets.pt", "config.toml", "meta.json"}) fs::rename(tmp / name, dest / name);
   fs::remove(tmp);
-  return {.iteration = p.iteration, .algorithm = p.config.algorithm.name, .network = spec.name, .parameters = one.parameters(0)};
+  return {.iteration = p.iteration,
+          .algorithm = p.config.algorithm.name,
+          .network = spec.name,
+          .parameters = one.parameters(0),
+          .averaged_iterations = std::move(averaged)};
 }
 
 std::string widen_policy_inputs(CheckpointPolicy& p, const lc::EncodingOptions& to, int invariant_chunk) {

@@ -82,6 +82,7 @@ struct ExportedPolicy {
   std::string algorithm;
   std::string network;  // the name of the network that plays
   std::int64_t parameters = 0;
+  std::vector<int> averaged_iterations;  // with average > 1: the checkpoints' iterations, oldest first
 };
 /// The network that plays of checkpoint (or run) `from`, alone, as checkpoint directory `out`
 /// (config.toml, meta.json listing that one network, nets.pt without optimiser moments or
@@ -89,7 +90,11 @@ struct ExportedPolicy {
 /// (`out`.tmp), then each of those three files renamed into `out` (created if missing): an
 /// earlier export's files are replaced, every other file in `out` is kept. InputError when `out`
 /// is or holds `from`, or exists and is neither empty nor an earlier export (no manifest.json).
-ExportedPolicy export_policy(const std::string& from, const std::string& out);
+/// `average` > 1: the network is the weight-by-weight mean of the playing networks of run `from`'s
+/// `average` newest checkpoints (its latest and the ones before it; a checkpoint weight average,
+/// as stochastic weight averaging takes it), the rest (config, iteration) the latest's; InputError
+/// when `from` is not a run directory, holds fewer checkpoints or networks of another shape.
+ExportedPolicy export_policy(const std::string& from, const std::string& out, int average = 1);
 
 /// Single Deep CFR's player from a run trained with checkpoint.keep_snapshots
 /// (apps/run/snapshots.h): game k of a match plays the snapshot of iteration t drawn with
