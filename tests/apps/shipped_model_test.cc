@@ -1,11 +1,14 @@
 // The shipped agents (docs/mmd.md; issue 18 item 4, issue 30): models/lost-cities-mmd,
-// models/lost-cities-league, models/lost-cities-styles and models/lost-cities-styles-long load as
-// checkpoint:models/NAME, hold the policy network alone with their encoding's widths, and decide as
-// recorded when they shipped; their manifests say where they came from and how strong they are.
+// models/lost-cities-league, models/lost-cities-styles, models/lost-cities-styles-long and
+// models/lost-cities-styles-avg load as checkpoint:models/NAME, hold the policy network alone with
+// their encoding's widths, and decide as recorded when they shipped; their manifests say where they
+// came from and how strong they are. cfr-export --average (export_policy's checkpoint weight
+// average, which made the last) averages exactly the checkpoints it says it does.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +27,7 @@ const std::string kModel = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-mm
 const std::string kLeague = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-league";
 const std::string kStyles = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles";
 const std::string kStylesLong = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles-long";
+const std::string kStylesAvg = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles-avg";
 
 /// The model's greedy first decision (the argmax of its legal logits) in the deals of seeds 1, 2, 3,
 /// after checking that it holds the policy alone, of its encoding's widths.
@@ -169,4 +173,72 @@ TEST_CASE("the styles-long agent's manifest counts three training stages and sho
   REQUIRE_MESSAGE(m["evaluation"].contains(styles), "manifest.json has no evaluation.", styles);
   CHECK(m["evaluation"][styles]["games"] == 1000);
   CHECK(m["evaluation"][styles]["avg_score_diff"].get<double>() > 0.0);
+}
+
+TEST_CASE("the styles-avg agent loads with the league agent's encoding and makes its recorded decisions") {
+  CHECK(slot_cards_decisions(kStylesAvg, 34771) == std::vector<int>{14, 4, 2});  // play c2:2, play c3:W, play c1:W
+}
+
+// The styles-long run's policy averaged over its last 100 checkpoints (docs/strength.md "Averaging
+// the checkpoints"): the same three stages, 177.4 minutes, so the bound is three hours, as for
+// styles-long; it has to beat the league agent (lo95 above 0.5), score more than styles-long
+// against every shared bot, and lead styles-long head to head by more than two standard errors of
+// the points (its win rate there, 0.526 over 1000 games, is not significant; the points are).
+TEST_CASE("the styles-avg agent's manifest lists its averaged checkpoints and shows it beats the styles-long agent") {
+  const auto m = staged_manifest(kStylesAvg, 3, "checkpoint:models/lost-cities-league", 180.0);
+  scores_more_than(m, kStylesLong);
+  const std::string previous = "checkpoint:models/lost-cities-styles-long";
+  REQUIRE_MESSAGE(m["evaluation"].contains(previous), "manifest.json has no evaluation.", previous);
+  CHECK(m["evaluation"][previous]["games"] == 1000);
+  CHECK(m["evaluation"][previous]["avg_score_diff"].get<double>() > 2 * m["evaluation"][previous]["se_score_diff"].get<double>());
+  REQUIRE_MESSAGE(m.contains("averaged_iterations"), "manifest.json has no averaged_iterations");
+  const auto& its = m["averaged_iterations"];
+  REQUIRE(its.size() == 100);
+  CHECK(its.front() == 24900);
+  CHECK(its.back() == 34771);
+  CHECK(m["iteration"] == 34771);
+}
+
+// A run of two checkpoints (the styles and styles-long agents, the same network shape, copied into
+// a run folder of the test's own): the average of 2 is their mean weight by weight, of 1 the
+// latest alone; 3 and a checkpoint instead of a run are refused, naming what is wrong.
+TEST_CASE("cfr-export's average is the mean of the newest checkpoints' weights") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "cfr_export_average_test";
+  fs::remove_all(dir);
+  const fs::path run = dir / "run";
+  fs::create_directories(run / "checkpoints");
+  for (const auto& [model, name] : {std::pair{kStyles, "iter-012254"}, std::pair{kStylesLong, "iter-034771"}}) {
+    fs::create_directories(run / "checkpoints" / name);
+    for (const char* file : {"config.toml", "meta.json", "nets.pt"})
+      fs::copy_file(fs::path(model) / file, run / "checkpoints" / name / file);
+  }
+  std::ofstream(run / "checkpoints" / "latest") << "iter-034771\n";
+  const std::vector<float> a = load_checkpoint_policy(kStyles).weights(), b = load_checkpoint_policy(kStylesLong).weights();
+  REQUIRE(a.size() == b.size());
+
+  const ExportedPolicy two = export_policy(run.string(), (dir / "avg2").string(), 2);
+  CHECK(two.iteration == 34771);
+  CHECK(two.averaged_iterations == std::vector<int>{12254, 34771});
+  const CheckpointPolicy avg = load_checkpoint_policy((dir / "avg2").string());
+  CHECK(avg.iteration == 34771);
+  const std::vector<float> w = avg.weights();
+  REQUIRE(w.size() == a.size());
+  std::size_t off = 0, differ = 0;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    off += w[i] != static_cast<float>((static_cast<double>(a[i]) + b[i]) / 2);
+    differ += a[i] != b[i];
+  }
+  CHECK(off == 0);
+  CHECK(differ > w.size() / 2);  // the two agents differ: the mean is neither
+
+  const ExportedPolicy one = export_policy(run.string(), (dir / "avg1").string(), 1);
+  CHECK(one.averaged_iterations.empty());
+  CHECK(load_checkpoint_policy((dir / "avg1").string()).weights() == b);
+
+  CHECK_THROWS_WITH_AS(export_policy(run.string(), (dir / "avg3").string(), 3),
+                       doctest::Contains("--average 3 needs 3 checkpoints up to iter-034771, the run has 2"), InputError);
+  CHECK_THROWS_WITH_AS(export_policy(kStyles, (dir / "avg_model").string(), 2),
+                       doctest::Contains("--average 2 needs a run directory"), InputError);
+  fs::remove_all(dir);
 }
