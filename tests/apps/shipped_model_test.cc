@@ -130,6 +130,15 @@ void scores_more_than(const nlohmann::json& m, const std::string& previous) {
   CHECK(m["evaluation"]["heuristic_expert"]["win_rate"].get<double>() >
         p["evaluation"]["heuristic_expert"]["win_rate"].get<double>());
 }
+
+/// The manifest `m` holds a 1000-game result against `previous` (a checkpoint: spec) whose points a
+/// game are above `errors` standard errors of them (0: above zero).
+void ahead_on_points(const nlohmann::json& m, const std::string& previous, double errors) {
+  REQUIRE_MESSAGE(m["evaluation"].contains(previous), "manifest.json has no evaluation.", previous);
+  const auto& r = m["evaluation"][previous];
+  CHECK(r["games"] == 1000);
+  CHECK(r["avg_score_diff"].get<double>() > errors * r["se_score_diff"].get<double>());
+}
 }  // namespace
 
 TEST_CASE("the shipped agent loads with its policy alone, of the game's widths, and makes its recorded decisions") {
@@ -169,10 +178,7 @@ TEST_CASE("the styles-long agent loads with the league agent's encoding and make
 TEST_CASE("the styles-long agent's manifest counts three training stages and shows it beats the league and styles agents") {
   const auto m = staged_manifest(kStylesLong, 3, "checkpoint:models/lost-cities-league", 180.0);
   scores_more_than(m, kStyles);
-  const std::string styles = "checkpoint:models/lost-cities-styles";
-  REQUIRE_MESSAGE(m["evaluation"].contains(styles), "manifest.json has no evaluation.", styles);
-  CHECK(m["evaluation"][styles]["games"] == 1000);
-  CHECK(m["evaluation"][styles]["avg_score_diff"].get<double>() > 0.0);
+  ahead_on_points(m, "checkpoint:models/lost-cities-styles", 0.0);
 }
 
 TEST_CASE("the styles-avg agent loads with the league agent's encoding and makes its recorded decisions") {
@@ -187,10 +193,7 @@ TEST_CASE("the styles-avg agent loads with the league agent's encoding and makes
 TEST_CASE("the styles-avg agent's manifest lists its averaged checkpoints and shows it beats the styles-long agent") {
   const auto m = staged_manifest(kStylesAvg, 3, "checkpoint:models/lost-cities-league", 180.0);
   scores_more_than(m, kStylesLong);
-  const std::string previous = "checkpoint:models/lost-cities-styles-long";
-  REQUIRE_MESSAGE(m["evaluation"].contains(previous), "manifest.json has no evaluation.", previous);
-  CHECK(m["evaluation"][previous]["games"] == 1000);
-  CHECK(m["evaluation"][previous]["avg_score_diff"].get<double>() > 2 * m["evaluation"][previous]["se_score_diff"].get<double>());
+  ahead_on_points(m, "checkpoint:models/lost-cities-styles-long", 2.0);
   REQUIRE_MESSAGE(m.contains("averaged_iterations"), "manifest.json has no averaged_iterations");
   const auto& its = m["averaged_iterations"];
   REQUIRE(its.size() == 100);
