@@ -1,10 +1,10 @@
 #include "apps/players/checkpoint_policy.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +16,7 @@
 #include "apps/run/checkpoint_format.h"
 #include "apps/run/checkpoints.h"
 #include "apps/run/options.h"
+#include "apps/run/run_files.h"
 #include "apps/run/snapshots.h"
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
@@ -284,22 +285,21 @@ std::vector<std::string> last_checkpoints(const std::string& run, const std::str
   const fs::path dir = fs::path(run) / "checkpoints";
   if (!fs::is_directory(dir))
     throw InputError(fmt::format("{}: --average {} needs a run directory (with checkpoints/), not a checkpoint", run, count));
-  const auto iteration_of = [](const std::string& name) -> long {
-    if (name.size() < 6 || name.rfind("iter-", 0) != 0) return -1;
-    long it = 0;
-    for (const char ch : name.substr(5)) {
-      if (ch < '0' || ch > '9' || it > 100'000'000) return -1;
-      it = it * 10 + (ch - '0');
-    }
-    return it;
+  // A checkpoint directory's iteration, −1 for any other name (checkpoint_dir_name's round trip).
+  const auto iteration_of = [](const std::string& name) {
+    int it = -1;
+    if (name.size() > 5 && std::from_chars(name.data() + 5, name.data() + name.size(), it).ec == std::errc() &&
+        checkpoint_dir_name(it) == name)
+      return it;
+    return -1;
   };
-  const long newest = iteration_of(fs::path(last).filename().string());
-  std::vector<std::pair<long, std::string>> found;
+  const int newest = iteration_of(fs::path(last).filename().string());
+  std::vector<std::pair<int, std::string>> found;
   for (const auto& e : fs::directory_iterator(dir)) {
-    const long it = iteration_of(e.path().filename().string());
+    const int it = iteration_of(e.path().filename().string());
     if (it >= 0 && it <= newest && e.is_directory()) found.emplace_back(it, e.path().string());
   }
-  if (static_cast<long>(found.size()) < count)
+  if (found.size() < static_cast<std::size_t>(count))
     throw InputError(fmt::format("{}: --average {} needs {} checkpoints up to {}, the run has {}", dir.string(), count, count,
                                  fs::path(last).filename().string(), found.size()));
   std::sort(found.begin(), found.end());
@@ -362,9 +362,7 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out, in
     const std::vector<std::string> dirs = last_checkpoints(from, p.checkpoint_dir, average);
     std::vector<double> sum(p.weights().size(), 0.0);
     for (const std::string& dir : dirs) {
-      std::optional<CheckpointPolicy> loaded;
-      if (dir != p.checkpoint_dir) loaded = load_checkpoint_policy(dir);
-      const CheckpointPolicy& q = loaded ? *loaded : p;
+      const CheckpointPolicy q = load_checkpoint_policy(dir);  // the latest once more too: one load of N
       const NetworkSpec s = q.state->nets->spec(q.state->playing);
       const std::vector<float> w = q.weights();
       if (s.name != spec.name || s.input_width != spec.input_width || s.output_width != spec.output_width ||
