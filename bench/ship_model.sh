@@ -12,7 +12,9 @@
 #  EXPLOITABILITY: a JSON file holding the manifest's "exploitability" object: the exploiter's
 #  command, minutes, iterations and its cfr-arena --json result, scripts/exploitability.sh.
 #  AVERAGE: N > 1 ships the mean of the playing network's weights over the run's N newest
-#  checkpoints, cfr-export --average N; the manifest lists their iterations.)
+#  checkpoints, cfr-export --average N; the manifest lists their iterations.
+#  VALUE_FROM: an MMD checkpoint or run whose value network the model holds too, cfr-export
+#  --value-from (the search player's value leaves over the model); the manifest says where from.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run=$1 model=$2 command=$3 evals=$4 ladder=$5
@@ -49,4 +51,4 @@ print(json.dumps({
   | ({"exploitability": json.load(open(exploitability))} if exploitability else {})
   | ({"label": label} if label else {})))
 PY
-build/bin/cfr-export "$run" "$model" --manifest "$extra" ${AVERAGE:+--average "$AVERAGE"}
+build/bin/cfr-export "$run" "$model" --manifest "$extra" ${AVERAGE:+--average "$AVERAGE"} ${VALUE_FROM:+--value-from "$VALUE_FROM"}

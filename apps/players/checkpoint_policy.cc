@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -245,9 +246,23 @@ CheckpointPolicy load_checkpoint_dir(const std::string& ck, int invariant_chunk)
   p.state->playing = algorithm.playing_network;
   const std::string meta = (fs::path(ck) / "meta.json").string();
   const std::string meta_text = read_text_file(meta);
-  if (exported_policy_meta(meta_text)) {  // export_policy: the network that plays, alone
-    specs = {specs[static_cast<std::size_t>(p.state->playing)]};
-    p.state->playing = 0;
+  // export_policy: fewer networks than the set, the one that plays (and the value network when
+  // exported with --value-from), in the order meta.json lists them.
+  if (const std::vector<std::string> listed = meta_network_names(meta_text); !listed.empty() && listed.size() < specs.size()) {
+    NetworkSpecs kept;
+    int playing = -1;
+    for (const std::string& name : listed) {
+      const auto it = std::find_if(specs.begin(), specs.end(), [&](const NetworkSpec& s) { return s.name == name; });
+      if (it == specs.end())
+        throw InputError(fmt::format("{}: lists a network '{}' that {} does not have", meta, name, p.config.algorithm.name));
+      if (it - specs.begin() == p.state->playing) playing = static_cast<int>(kept.size());
+      kept.push_back(*it);
+    }
+    if (playing < 0)
+      throw InputError(fmt::format("{}: does not list {}'s network that plays ('{}')", meta, p.config.algorithm.name,
+                                   specs[static_cast<std::size_t>(p.state->playing)].name));
+    specs = std::move(kept);
+    p.state->playing = playing;
   }
   p.state->nets = std::make_unique<NetworkSet>(std::move(specs), cpu_network_config(p.config, invariant_chunk), 0);
   // Verified above: compared with the config and the network set only (no second hashing).
@@ -336,7 +351,39 @@ CheckpointPolicy load_checkpoint_policy(const std::string& path, int invariant_c
   }
 }
 
-ExportedPolicy export_policy(const std::string& from, const std::string& out, int average) {
+namespace {
+
+/// The value network of `value_from` for a model of policy `p` (export_policy's value_from): its
+/// checkpoint, checked to sit beside p's network in one network set and to be read as p's would be.
+CheckpointPolicy critic_for(const CheckpointPolicy& p, const std::string& value_from) {
+  CheckpointPolicy c = load_checkpoint_policy(value_from);
+  const auto differs = [&](const char* what) {
+    return InputError(
+        fmt::format("--value-from {}: its {} differs from {}'s; the value network must read the states "
+                    "as the exported policy does",
+                    value_from, what, p.checkpoint_dir));
+  };
+  if (c.value_network() < 0)
+    throw InputError(
+        fmt::format("--value-from {}: has no value network on the information state (an MMD checkpoint "
+                    "trained with mmd.value_input = 'info' has one)",
+                    value_from));
+  if (p.value_scale() == 0)
+    throw InputError(fmt::format("{}: a {} policy; --value-from adds an MMD value network to an MMD policy only",
+                                 p.checkpoint_dir, p.config.algorithm.name));
+  if (c.config.run.game != p.config.run.game) throw differs("game (run.game)");
+  if (c.config.rules != p.config.rules) throw differs("rules");
+  if (c.config.encoding != p.config.encoding) throw differs("encoding");
+  const CheckpointShape a = checkpoint_shape(c.config), b = checkpoint_shape(p.config);
+  if (a.hidden_size != b.hidden_size || a.num_layers != b.num_layers || a.activation != b.activation)
+    throw differs("network shape (network.hidden_size, num_layers, activation)");
+  if (c.value_scale() != p.value_scale()) throw differs("value scale (mmd.reward_scale)");
+  return c;
+}
+
+}  // namespace
+
+ExportedPolicy export_policy(const std::string& from, const std::string& out, int average, const std::string& value_from) {
   namespace fs = std::filesystem;
   // OUT's own files (config.toml, meta.json, nets.pt) are replaced, nothing else in it is touched:
   // refuse what would lose data (the source itself or a folder holding it, or a folder that is
@@ -354,7 +401,13 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out, in
   const CheckpointPolicy p = load_checkpoint_policy(from);
   NetworkSet& all = *p.state->nets;
   const NetworkSpec spec = all.spec(p.state->playing);
-  NetworkSet one({spec}, cpu_network_config(p.config), 0);
+  std::optional<CheckpointPolicy> critic;
+  NetworkSpecs specs{spec};
+  if (!value_from.empty()) {
+    critic = critic_for(p, value_from);
+    specs.push_back(critic->state->nets->spec(critic->value_network()));
+  }
+  NetworkSet one(specs, cpu_network_config(p.config), 0);
   std::vector<int> averaged;
   if (average <= 1) {
     one.set_weights(0, all.published_weights(p.state->playing));  // what the checkpoint plays (its average, if any)
@@ -379,6 +432,17 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out, in
     for (std::size_t i = 0; i < sum.size(); ++i) mean[i] = static_cast<float>(sum[i] / static_cast<double>(dirs.size()));
     one.set_weights(0, mean);
   }
+  ExportedPolicy e{.iteration = p.iteration,
+                   .algorithm = p.config.algorithm.name,
+                   .network = spec.name,
+                   .parameters = one.parameters(0),
+                   .averaged_iterations = std::move(averaged)};
+  if (critic) {
+    one.set_weights(1, critic->state->nets->published_weights(critic->value_network()));
+    e.value_from = critic->checkpoint_dir;
+    e.value_iteration = critic->iteration;
+    e.value_fitted_to_policy = critic->weights() == one.published_weights(0);
+  }
   Config config = p.config;
   // Written whole into a temporary folder beside OUT, then each file renamed into OUT (each
   // replaced atomically; meta.json, which checks the others, last). A user's files in OUT stay.
@@ -397,11 +461,7 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out, in
   fs::create_directories(dest);
   for (const char* name : {"nets.pt", "config.toml", "meta.json"}) fs::rename(tmp / name, dest / name);
   fs::remove(tmp);
-  return {.iteration = p.iteration,
-          .algorithm = p.config.algorithm.name,
-          .network = spec.name,
-          .parameters = one.parameters(0),
-          .averaged_iterations = std::move(averaged)};
+  return e;
 }
 
 std::string widen_policy_inputs(CheckpointPolicy& p, const lc::EncodingOptions& to, int invariant_chunk) {
@@ -428,14 +488,18 @@ std::string widen_policy_inputs(CheckpointPolicy& p, const lc::EncodingOptions& 
 
 Evaluator& CheckpointPolicy::strategy() const { return state->nets->evaluator(state->playing); }
 std::vector<float> CheckpointPolicy::weights() const { return state->nets->published_weights(state->playing); }
-Evaluator* CheckpointPolicy::value() const {
-  if (value_scale() == 0) return nullptr;
+int CheckpointPolicy::value_network() const {
+  if (value_scale() == 0) return -1;
   const NetworkSet& nets = *state->nets;
   for (int k = 0; k < nets.size(); ++k)
     if (nets.spec(k).name == "value" && nets.spec(k).output_width == 1 &&
         nets.spec(k).input_width == nets.spec(state->playing).input_width)
-      return &state->nets->evaluator(k);
-  return nullptr;
+      return k;
+  return -1;
+}
+Evaluator* CheckpointPolicy::value() const {
+  const int k = value_network();
+  return k < 0 ? nullptr : &state->nets->evaluator(k);
 }
 double CheckpointPolicy::value_scale() const {
   const auto m = config.algorithm_options.find("mmd");

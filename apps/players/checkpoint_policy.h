@@ -51,8 +51,11 @@ struct CheckpointPolicy {
   std::vector<float> weights() const;
   /// The run's value network on the same inputs (an MMD checkpoint's `value`: the expected final
   /// return / mmd.reward_scale of the player to move, encoded from its seat), or null when the
-  /// checkpoint has none (other algorithms, exported models).
+  /// checkpoint has none (other algorithms, a value network reading more than the information
+  /// state, models exported without --value-from).
   Evaluator* value() const;
+  /// value()'s index in the loaded network set; -1 without one.
+  int value_network() const;
   /// What value() estimates, in score points per unit of its output (mmd.reward_scale); 0 without one.
   double value_scale() const;
   const LostCitiesTraversalGame& game() const;
@@ -60,7 +63,8 @@ struct CheckpointPolicy {
 
 /// Throws InputError naming the path and what is wrong or missing. `path` is a run directory
 /// (its latest checkpoint), a checkpoint directory, or an exported policy (export_policy: a
-/// checkpoint directory whose meta.json lists only the network that plays). A run directory may
+/// checkpoint directory whose meta.json lists only the network that plays, or it and the value
+/// network). A run directory may
 /// be in training: when the checkpoint `latest` named vanishes or changes while it is read (the run
 /// wrote a newer one and removed it), the newest complete checkpoint `latest` names then is loaded
 /// instead; a checkpoint that fails its checks while `latest` still names it is refused.
@@ -83,6 +87,9 @@ struct ExportedPolicy {
   std::string network;  // the name of the network that plays
   std::int64_t parameters = 0;
   std::vector<int> averaged_iterations;  // with average > 1: the checkpoints' iterations, oldest first
+  std::string value_from;                // with value_from: the checkpoint directory its value network came from
+  int value_iteration = 0;               // … and that checkpoint's iteration
+  bool value_fitted_to_policy = false;   // … whose own playing network is the exported one, weight for weight
 };
 /// The network that plays of checkpoint (or run) `from`, alone, as checkpoint directory `out`
 /// (config.toml, meta.json listing that one network, nets.pt without optimiser moments or
@@ -94,7 +101,14 @@ struct ExportedPolicy {
 /// `average` newest checkpoints (its latest and the ones before it; a checkpoint weight average,
 /// as stochastic weight averaging takes it), the rest (config, iteration) the latest's; InputError
 /// when `from` is not a run directory, holds fewer checkpoints or networks of another shape.
-ExportedPolicy export_policy(const std::string& from, const std::string& out, int average = 1);
+/// `value_from` (a checkpoint or run directory; empty: none): the export holds that checkpoint's
+/// value network too (CheckpointPolicy::value), after the network that plays, so that the search
+/// player's value leaves (`search:OUT?depth=D`) read it: a critic trained beside the policy, or one
+/// fitted to the exported policy afterwards (mmd.train_policy = false from mmd.initial_policy =
+/// "checkpoint:OUT"). InputError unless it is an MMD checkpoint of the same game, rules, encoding,
+/// network shape and mmd.reward_scale whose value network reads the information state.
+ExportedPolicy export_policy(const std::string& from, const std::string& out, int average = 1,
+                             const std::string& value_from = {});
 
 /// Single Deep CFR's player from a run trained with checkpoint.keep_snapshots
 /// (apps/run/snapshots.h): game k of a match plays the snapshot of iteration t drawn with

@@ -459,7 +459,8 @@ std::unique_ptr<lc::BatchBot> make_search_player(const std::string& spec, const 
   if (o.depth > 0 && o.rollout_bot.empty() && p.value() == nullptr)
     throw InputError(
         fmt::format("search:{}: depth={} needs the checkpoint's value network: an MMD run's checkpoint whose value "
-                    "network reads the information state (an exported model or another algorithm's has none; one "
+                    "network reads the information state, or a model exported with one (cfr-export --value-from; without it "
+                    "a model has none, nor has another algorithm's checkpoint; one "
                     "trained with mmd.value_input = 'full' or 'world' reads the opponent's hand, which a search cannot know)",
                     path, o.depth));
   if (o.replies > 1 && !o.rollout_bot.empty())

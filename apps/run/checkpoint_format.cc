@@ -39,9 +39,15 @@ nlohmann::json network_list(const NetworkSpecs& nets) {
 
 }  // namespace
 
-bool exported_policy_meta(const std::string& text) {
+std::vector<std::string> meta_network_names(const std::string& text) {
   const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() && j.contains("networks") && j["networks"].is_array() && j["networks"].size() == 1;
+  std::vector<std::string> names;
+  if (!j.is_object() || !j.contains("networks") || !j["networks"].is_array()) return names;
+  for (const auto& n : j["networks"]) {
+    if (!n.is_object() || !n.contains("name") || !n["name"].is_string()) return {};
+    names.push_back(n["name"].get<std::string>());
+  }
+  return names;
 }
 
 namespace {

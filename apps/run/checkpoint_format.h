@@ -17,6 +17,7 @@
 #include <iosfwd>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "apps/run/config.h"
 #include "engine/core/checksum.h"
@@ -56,10 +57,11 @@ std::string checkpoint_meta_json(const CheckpointShape& shape, bool memories, in
 /// nothing else is thrown.
 CheckpointMeta parse_checkpoint_meta(const std::string& text, const std::string& where, const CheckpointShape& shape,
                                      const NetworkSpecs& nets);
-/// Whether meta.json's text lists a single network: an exported policy (export_policy in
-/// apps/players/checkpoint_policy.h), the one network of its algorithm's set that plays. False for
-/// anything else, unreadable text included (parse_checkpoint_meta then says what is wrong).
-bool exported_policy_meta(const std::string& text);
+/// The names of the networks meta.json's text lists, in its order; empty when the text is
+/// unreadable or lists none (parse_checkpoint_meta then says what is wrong). An exported policy
+/// (export_policy in apps/players/checkpoint_policy.h) lists fewer than its algorithm's set: the
+/// network that plays, and the value network when it was exported with one.
+std::vector<std::string> meta_network_names(const std::string& text);
 /// Checks that every file meta.json lists in checkpoint directory `ck` has the recorded size and
 /// checksum (InputError naming the file otherwise).
 void verify_checkpoint_files(const std::string& ck, const CheckpointMeta& meta);

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -35,8 +36,10 @@ std::vector<int> first_decisions(const std::string& model, const CheckpointPolic
   CHECK(p.config.algorithm.name == "mmd");
   CHECK(p.config.run.game == "lost_cities");
   const auto meta = nlohmann::json::parse(read_text_file(model + "/meta.json"));
-  REQUIRE(meta["networks"].size() == 1);
+  REQUIRE(meta["networks"].size() >= 1);
+  REQUIRE(meta["networks"].size() <= 2);  // the policy, and the value network of an export with --value-from
   CHECK(meta["networks"][0]["name"] == "policy");
+  if (meta["networks"].size() == 2) CHECK(meta["networks"][1]["name"] == "value");
   const LostCitiesTraversalGame& game = p.game();
   const EvaluatorInfo info = p.strategy().info();
   CHECK(info.input_width == game.input_width());
@@ -200,6 +203,35 @@ TEST_CASE("the styles-avg agent's manifest lists its averaged checkpoints and sh
   CHECK(its.front() == 24900);
   CHECK(its.back() == 34771);
   CHECK(m["iteration"] == 34771);
+}
+
+// The styles-avg agent holds a value network fitted to its own policy (cfr-export --value-from a
+// run that trained the critic alone from it, docs/strength.md "Search over the averaged agent"):
+// the search player's value leaves read it from the model. Its estimates at the first decision of
+// three deals are finite, within a game's range (±100 points) and not all the same.
+TEST_CASE("the styles-avg agent holds a value network fitted to its policy") {
+  const CheckpointPolicy p = load_checkpoint_policy(kStylesAvg);
+  REQUIRE(p.value() != nullptr);
+  CHECK(p.value_scale() == 50.0);
+  const auto m = nlohmann::json::parse(read_text_file(kStylesAvg + "/manifest.json"));
+  REQUIRE_MESSAGE(m.contains("value_network"), "manifest.json has no value_network");
+  CHECK(m["value_network"]["fitted_to_this_policy"] == true);
+  const LostCitiesTraversalGame& game = p.game();
+  const auto W = static_cast<std::size_t>(game.input_width());
+  std::vector<float> in(3 * W), out(3);
+  std::vector<ActionMask> legal;
+  for (std::uint64_t seed : {1, 2, 3}) {
+    const lc::State s = lc::State::deal(p.config.rules, seed);
+    legal.push_back(s.legal_mask());
+    game.encode(s, s.current_player(), in.data() + (seed - 1) * W);
+  }
+  p.value()->evaluate(in, legal, out);
+  for (float v : out) {
+    MESSAGE("value ", v * p.value_scale(), " points");
+    CHECK(std::isfinite(v));
+    CHECK(std::abs(v * p.value_scale()) < 100.0);
+  }
+  CHECK((out[0] != out[1] || out[1] != out[2]));
 }
 
 // A run of two checkpoints (the styles and styles-long agents, the same network shape, copied into
