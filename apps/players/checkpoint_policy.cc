@@ -415,7 +415,11 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out, in
     const std::vector<std::string> dirs = last_checkpoints(from, p.checkpoint_dir, average);
     std::vector<double> sum(p.weights().size(), 0.0);
     for (const std::string& dir : dirs) {
-      const CheckpointPolicy q = load_checkpoint_policy(dir);  // the latest once more too: one load of N
+      // The newest is the one already loaded: a run in training rotates its latest checkpoint
+      // away (only every checkpoint.save_every-th stays) and may do so between two loads of it.
+      std::optional<CheckpointPolicy> loaded;
+      const CheckpointPolicy& q =
+          fs::path(dir).filename() == fs::path(p.checkpoint_dir).filename() ? p : loaded.emplace(load_checkpoint_policy(dir));
       const NetworkSpec s = q.state->nets->spec(q.state->playing);
       const std::vector<float> w = q.weights();
       if (s.name != spec.name || s.input_width != spec.input_width || s.output_width != spec.output_width ||
