@@ -26,7 +26,7 @@
 
 int main(int argc, char** argv) {
   cfr::select_blas_kernels(argv);  // before any thread: OpenBLAS's kernels for this CPU (engine/core/resources.h)
-  CLI::App app{"cfr-export: write the network that plays of a checkpoint alone, as a shipped model"};
+  CLI::App app{"cfr-export: write the network that plays of a checkpoint (and optionally a value network), as a shipped model"};
   std::string from, out, manifest, value_from;
   int average = 1;
   app.add_option("CHECKPOINT", from, "checkpoint directory, or a run directory (its latest checkpoint)")
@@ -63,8 +63,10 @@ int main(int argc, char** argv) {
                             {"parameters", e.parameters},
                             {"nets_pt_bytes", fs::file_size(fs::path(out) / "nets.pt")}});
     if (!e.averaged_iterations.empty()) m["averaged_iterations"] = e.averaged_iterations;
+    // Without a value network, what --manifest copied from an earlier export about one (where it
+    // came from, how it was fitted, the search over it) is no longer true.
     if (e.value_from.empty())
-      m.erase("value_network");  // a field --manifest copied from an earlier export would no longer be true
+      for (const char* stale : {"value_network", "value_network_fit", "search"}) m.erase(stale);
     else
       m["value_network"] = {
           {"from", e.value_from}, {"iteration", e.value_iteration}, {"fitted_to_this_policy", e.value_fitted_to_policy}};

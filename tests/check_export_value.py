@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_export_value.py CFR_EXPORT CFR_ARENA MMD_RUN DEEP_CFR_RUN OUT_BASE: cfr-export --value-from
+"""check_export_value.py CFR_EXPORT CFR_ARENA MMD_RUN DEEP_CFR_RUN OUT_BASE CFR_RUN SMOKE_CONFIG: cfr-export --value-from
 (a model that holds its policy and a value network, for the search player's value leaves).
   1. exported without --value-from, search:MODEL?depth=2 is refused (exit 2, naming --value-from);
   2. exported with --value-from MMD_RUN (its own run): exit 0, it says so ("fitted to this policy"),
@@ -11,7 +11,10 @@
   4. exported again from that model without --value-from, with its manifest passed as --manifest:
      one network, and no value_network left in the manifest;
   5. --value-from a Deep CFR run (no value network) is exit 2, naming what is missing, and writes
-     nothing.
+     nothing;
+  6. a policy whose run's critic read the opponent's hand (mmd.value_input = "full", a 2-iteration
+     run of SMOKE_CONFIG as MMD_RUN's) with MMD_RUN's information-state critic: the model's config
+     takes the critic's value_input, so it loads and its depth-2 search plays.
 Prints "ok: ..." or "FAIL: ..." (exit 1)."""
 import json
 import os
@@ -19,7 +22,7 @@ import shutil
 import subprocess
 import sys
 
-export, arena, run, deep_cfr_run, base = sys.argv[1:6]
+export, arena, run, deep_cfr_run, base, cfr_run, smoke = sys.argv[1:8]
 shutil.rmtree(base, ignore_errors=True)
 os.makedirs(base)
 plain, valued, again, refused = (os.path.join(base, n) for n in ("plain", "valued", "again", "refused"))
@@ -81,20 +84,41 @@ same(searched_model, searched_run, "the value-leaf search over the model against
 if "searched" not in searched_model.stderr:
     fail(f"no cost line: {searched_model.stderr[-500:]}")
 
-# 4. exported again without it: one network, no stale value_network
-r = run_export(valued, again, "--manifest", os.path.join(valued, "manifest.json"))
+# 4. exported again without it: one network, no stale value_network (nor the notes beside it)
+m = json.load(open(os.path.join(valued, "manifest.json")))
+m["value_network_fit"], m["search"] = {"minutes": 1}, {"player": "search:x"}
+with open(os.path.join(base, "notes.json"), "w") as f:
+    json.dump(m, f)
+r = run_export(valued, again, "--manifest", os.path.join(base, "notes.json"))
 if r.returncode != 0:
     fail(f"cfr-export {valued} {again}: exit {r.returncode}: {r.stderr}")
 nets = json.load(open(os.path.join(again, "meta.json")))["networks"]
 m = json.load(open(os.path.join(again, "manifest.json")))
-if [n["name"] for n in nets] != ["policy"] or "value_network" in m:
-    fail(f"re-exported without --value-from: networks {[n['name'] for n in nets]}, value_network {m.get('value_network')}")
+left = [k for k in ("value_network", "value_network_fit", "search") if k in m]
+if [n["name"] for n in nets] != ["policy"] or left:
+    fail(f"re-exported without --value-from: networks {[n['name'] for n in nets]}, value fields left: {left}")
 
 # 5. a checkpoint without a value network
 r = run_export(run, refused, "--value-from", deep_cfr_run)
 if r.returncode != 2 or "has no value network on the information state" not in r.stderr or os.path.exists(refused):
     fail(f"--value-from a Deep CFR run: exit {r.returncode}: {r.stderr} (written: {os.path.exists(refused)})")
 
+# 6. a full-state critic's policy with an information-state critic
+full_run, full_model = os.path.join(base, "run_full"), os.path.join(base, "full_valued")
+r = subprocess.run([cfr_run, smoke, "--set", "algorithm.name=mmd", "--set", "mmd.rollouts_per_iteration=6", "--set",
+                    "mmd.batch_size=64", "--set", "mmd.reward_scale=50", "--set", "mmd.value_input=full",
+                    "--run-dir", full_run], capture_output=True, text=True, timeout=600)
+if r.returncode != 0:
+    fail(f"cfr-run value_input=full: exit {r.returncode}: {r.stderr[-800:]}")
+r = run_export(full_run, full_model, "--value-from", run)
+if r.returncode != 0 or "trained beside another policy" not in r.stdout:
+    fail(f"cfr-export of a full-critic policy with an info critic: exit {r.returncode}: {r.stdout} {r.stderr}")
+if 'value_input = "info"' not in open(os.path.join(full_model, "config.toml")).read():
+    fail("the model's config.toml does not take the critic's mmd.value_input")
+p = match(f"search:{full_model}?k=2&n=2&cap=40&depth=2")
+if json.loads(p.stdout).get("games") != 4:
+    fail(f"search over the full-critic policy's model: {p.stdout[:300]}")
+
 print(f"ok: a model exported with its run's value network lists policy and value, plays and searches (depth=2) "
       f"exactly as its run; without --value-from depth is refused and a re-export drops value_network; "
-      f"a Deep CFR run's --value-from is exit 2")
+      f"a Deep CFR run's --value-from is exit 2; a full-state critic's policy takes an information-state critic")

@@ -356,28 +356,45 @@ namespace {
 /// The value network of `value_from` for a model of policy `p` (export_policy's value_from): its
 /// checkpoint, checked to sit beside p's network in one network set and to be read as p's would be.
 CheckpointPolicy critic_for(const CheckpointPolicy& p, const std::string& value_from) {
+  if (p.value_scale() == 0)
+    throw InputError(fmt::format("{}: a {} policy; --value-from adds an MMD value network to an MMD policy only",
+                                 p.checkpoint_dir, p.config.algorithm.name));
   CheckpointPolicy c = load_checkpoint_policy(value_from);
-  const auto differs = [&](const char* what) {
+  const auto differs = [&](const std::string& what, const std::string& theirs, const std::string& ours) {
     return InputError(
-        fmt::format("--value-from {}: its {} differs from {}'s; the value network must read the states "
+        fmt::format("--value-from {}: its {} ({}) differs from {}'s ({}); the value network must read the states "
                     "as the exported policy does",
-                    value_from, what, p.checkpoint_dir));
+                    value_from, what, theirs, p.checkpoint_dir, ours));
   };
   if (c.value_network() < 0)
     throw InputError(
         fmt::format("--value-from {}: has no value network on the information state (an MMD checkpoint "
                     "trained with mmd.value_input = 'info' has one)",
                     value_from));
-  if (p.value_scale() == 0)
-    throw InputError(fmt::format("{}: a {} policy; --value-from adds an MMD value network to an MMD policy only",
-                                 p.checkpoint_dir, p.config.algorithm.name));
-  if (c.config.run.game != p.config.run.game) throw differs("game (run.game)");
-  if (c.config.rules != p.config.rules) throw differs("rules");
-  if (c.config.encoding != p.config.encoding) throw differs("encoding");
+  if (c.config.run.game != p.config.run.game) throw differs("game (run.game)", c.config.run.game, p.config.run.game);
+  const auto toml_of = [](Config config, const char* section) {
+    const std::string t = to_toml(config);  // the section's keys, as the config file holds them
+    const auto at = t.find(fmt::format("[{}]\n", section));
+    if (at == std::string::npos) return std::string();
+    const auto end = t.find("\n[", at + 1);
+    std::string lines = t.substr(at, end == std::string::npos ? std::string::npos : end - at), kept;
+    std::size_t from = 0;
+    for (std::size_t nl; (nl = lines.find('\n', from)) != std::string::npos; from = nl + 1) {
+      std::string line = lines.substr(from, nl - from);
+      if (const auto hash = line.find("  #"); hash != std::string::npos) line.resize(hash);
+      if (!line.empty() && line.front() != '[') kept += (kept.empty() ? "" : ", ") + line;
+    }
+    return kept;
+  };
+  if (c.config.rules != p.config.rules) throw differs("rules", toml_of(c.config, "rules"), toml_of(p.config, "rules"));
+  if (c.config.encoding != p.config.encoding)
+    throw differs("encoding", toml_of(c.config, "encoding"), toml_of(p.config, "encoding"));
   const CheckpointShape a = checkpoint_shape(c.config), b = checkpoint_shape(p.config);
   if (a.hidden_size != b.hidden_size || a.num_layers != b.num_layers || a.activation != b.activation)
-    throw differs("network shape (network.hidden_size, num_layers, activation)");
-  if (c.value_scale() != p.value_scale()) throw differs("value scale (mmd.reward_scale)");
+    throw differs("network shape", fmt::format("{}x{} {}", a.num_layers, a.hidden_size, a.activation),
+                  fmt::format("{}x{} {}", b.num_layers, b.hidden_size, b.activation));
+  if (c.value_scale() != p.value_scale())
+    throw differs("mmd.reward_scale", fmt::format("{}", c.value_scale()), fmt::format("{}", p.value_scale()));
   return c;
 }
 
@@ -436,11 +453,12 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out, in
     for (std::size_t i = 0; i < sum.size(); ++i) mean[i] = static_cast<float>(sum[i] / static_cast<double>(dirs.size()));
     one.set_weights(0, mean);
   }
-  ExportedPolicy e{.iteration = p.iteration,
-                   .algorithm = p.config.algorithm.name,
-                   .network = spec.name,
-                   .parameters = one.parameters(0),
-                   .averaged_iterations = std::move(averaged)};
+  ExportedPolicy e;
+  e.iteration = p.iteration;
+  e.algorithm = p.config.algorithm.name;
+  e.network = spec.name;
+  e.parameters = one.parameters(0);
+  e.averaged_iterations = std::move(averaged);
   if (critic) {
     one.set_weights(1, critic->state->nets->published_weights(critic->value_network()));
     e.value_from = critic->checkpoint_dir;
@@ -448,6 +466,11 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out, in
     e.value_fitted_to_policy = critic->weights() == one.published_weights(0);
   }
   Config config = p.config;
+  // The model's config describes its networks: the loader rebuilds the value network's input
+  // width from mmd.value_input, which is the critic's ('info'), whatever the policy's run used.
+  if (critic)
+    config.algorithm_options.at("mmd").values.at("value_input") =
+        critic->config.algorithm_options.at("mmd").values.at("value_input");
   // Written whole into a temporary folder beside OUT, then each file renamed into OUT (each
   // replaced atomically; meta.json, which checks the others, last). A user's files in OUT stay.
   const fs::path tmp = dest.parent_path() / (dest.filename().string() + ".tmp");
@@ -462,6 +485,12 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out, in
                           .train_rng = Rng(1).state(),
                           .write_memories = nullptr,
                           .extra_files = {}});
+  try {  // what was written loads as a model, before anything in OUT is replaced
+    (void)load_checkpoint_dir(tmp.string(), 0);
+  } catch (const InputError& err) {
+    fs::remove_all(tmp);
+    throw InputError(fmt::format("{}: the export would not load ({}); nothing was written", out, err.what()));
+  }
   fs::create_directories(dest);
   for (const char* name : {"nets.pt", "config.toml", "meta.json"}) fs::rename(tmp / name, dest / name);
   fs::remove(tmp);

@@ -91,9 +91,9 @@ struct ExportedPolicy {
   int value_iteration = 0;               // … and that checkpoint's iteration
   bool value_fitted_to_policy = false;   // … whose own playing network is the exported one, weight for weight
 };
-/// The network that plays of checkpoint (or run) `from`, alone, as checkpoint directory `out`
-/// (config.toml, meta.json listing that one network, nets.pt without optimiser moments or
-/// memories): a shipped model that `checkpoint:OUT` loads in every command. Written beside `out`
+/// The network that plays of checkpoint (or run) `from` (with `value_from`, a value network after
+/// it), as checkpoint directory `out` (config.toml, meta.json listing the networks, nets.pt without
+/// optimiser moments or memories): a shipped model that `checkpoint:OUT` loads in every command. Written beside `out`
 /// (`out`.tmp), then each of those three files renamed into `out` (created if missing): an
 /// earlier export's files are replaced, every other file in `out` is kept. InputError when `out`
 /// is or holds `from`, or exists and is neither empty nor an earlier export (no manifest.json).
@@ -106,7 +106,9 @@ struct ExportedPolicy {
 /// player's value leaves (`search:OUT?depth=D`) read it: a critic trained beside the policy, or one
 /// fitted to the exported policy afterwards (mmd.train_policy = false from mmd.initial_policy =
 /// "checkpoint:OUT"). InputError unless it is an MMD checkpoint of the same game, rules, encoding,
-/// network shape and mmd.reward_scale whose value network reads the information state.
+/// network shape and mmd.reward_scale whose value network reads the information state (the
+/// model's config.toml takes its mmd.value_input). What is written is loaded back before OUT is
+/// touched (InputError, nothing replaced, when it would not load).
 ExportedPolicy export_policy(const std::string& from, const std::string& out, int average = 1,
                              const std::string& value_from = {});
 
