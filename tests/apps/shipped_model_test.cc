@@ -29,6 +29,7 @@ const std::string kLeague = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-l
 const std::string kStyles = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles";
 const std::string kStylesLong = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles-long";
 const std::string kStylesAvg = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles-avg";
+const std::string kStylesAnneal = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles-anneal";
 
 /// The model's greedy first decision (the argmax of its legal logits) in the deals of seeds 1, 2, 3,
 /// after checking that it holds the policy alone, of its encoding's widths.
@@ -232,6 +233,29 @@ TEST_CASE("the styles-avg agent holds a value network fitted to its policy") {
     CHECK(std::abs(v * p.value_scale()) < 100.0);
   }
   CHECK((out[0] != out[1] || out[1] != out[2]));
+}
+
+TEST_CASE("the styles-anneal agent loads with the league agent's encoding and makes its recorded decisions") {
+  CHECK(slot_cards_decisions(kStylesAnneal, 20975) == std::vector<int>{14, 4, 2});  // play c2:2, play c3:W, play c1:W
+}
+
+// styles-avg continued 50 minutes at a quarter of the step and averaged over its last 50
+// checkpoints (docs/strength.md "Annealing from the average"): four stages, 234.7 minutes, so the
+// bound is four hours; it has to beat the league agent (lo95 above 0.5), score more than
+// styles-avg against every shared opponent and lead it head to head by more than two standard
+// errors of the points; it holds the value network its run trained beside the moving policy.
+TEST_CASE("the styles-anneal agent's manifest shows it beats the styles-avg agent and holds its run's value network") {
+  const auto m = staged_manifest(kStylesAnneal, 4, "checkpoint:models/lost-cities-league", 240.0);
+  scores_more_than(m, kStylesAvg);
+  ahead_on_points(m, "checkpoint:models/lost-cities-styles-avg", 2.0);
+  REQUIRE_MESSAGE(m.contains("averaged_iterations"), "manifest.json has no averaged_iterations");
+  CHECK(m["averaged_iterations"].size() == 50);
+  CHECK(m["averaged_iterations"].front() == 16100);
+  CHECK(m["averaged_iterations"].back() == 20975);
+  REQUIRE_MESSAGE(m.contains("value_network"), "manifest.json has no value_network");
+  CHECK(m["value_network"]["iteration"] == 20975);
+  CHECK(m["value_network"]["fitted_to_this_policy"] == false);  // trained beside the policy it averages
+  CHECK(load_checkpoint_policy(kStylesAnneal).value() != nullptr);
 }
 
 // A run of two checkpoints (the styles and styles-long agents, the same network shape, copied into
