@@ -143,6 +143,15 @@ void ahead_on_points(const nlohmann::json& m, const std::string& previous, doubl
   CHECK(r["games"] == 1000);
   CHECK(r["avg_score_diff"].get<double>() > errors * r["se_score_diff"].get<double>());
 }
+
+/// A checkpoint weight average's manifest: `count` iterations averaged, from `first` to `last`.
+void averaged_over(const nlohmann::json& m, std::size_t count, int first, int last) {
+  REQUIRE_MESSAGE(m.contains("averaged_iterations"), "manifest.json has no averaged_iterations");
+  const auto& its = m["averaged_iterations"];
+  REQUIRE(its.size() == count);
+  CHECK(its.front() == first);
+  CHECK(its.back() == last);
+}
 }  // namespace
 
 TEST_CASE("the shipped agent loads with its policy alone, of the game's widths, and makes its recorded decisions") {
@@ -198,11 +207,7 @@ TEST_CASE("the styles-avg agent's manifest lists its averaged checkpoints and sh
   const auto m = staged_manifest(kStylesAvg, 3, "checkpoint:models/lost-cities-league", 180.0);
   scores_more_than(m, kStylesLong);
   ahead_on_points(m, "checkpoint:models/lost-cities-styles-long", 2.0);
-  REQUIRE_MESSAGE(m.contains("averaged_iterations"), "manifest.json has no averaged_iterations");
-  const auto& its = m["averaged_iterations"];
-  REQUIRE(its.size() == 100);
-  CHECK(its.front() == 24900);
-  CHECK(its.back() == 34771);
+  averaged_over(m, 100, 24900, 34771);
   CHECK(m["iteration"] == 34771);
 }
 
@@ -248,10 +253,7 @@ TEST_CASE("the styles-anneal agent's manifest shows it beats the styles-avg agen
   const auto m = staged_manifest(kStylesAnneal, 4, "checkpoint:models/lost-cities-league", 240.0);
   scores_more_than(m, kStylesAvg);
   ahead_on_points(m, "checkpoint:models/lost-cities-styles-avg", 2.0);
-  REQUIRE_MESSAGE(m.contains("averaged_iterations"), "manifest.json has no averaged_iterations");
-  CHECK(m["averaged_iterations"].size() == 50);
-  CHECK(m["averaged_iterations"].front() == 16100);
-  CHECK(m["averaged_iterations"].back() == 20975);
+  averaged_over(m, 50, 16100, 20975);
   REQUIRE_MESSAGE(m.contains("value_network"), "manifest.json has no value_network");
   CHECK(m["value_network"]["iteration"] == 20975);
   CHECK(m["value_network"]["fitted_to_this_policy"] == false);  // trained beside the policy it averages
