@@ -372,23 +372,20 @@ CheckpointPolicy critic_for(const CheckpointPolicy& p, const std::string& value_
                     "trained with mmd.value_input = 'info' has one)",
                     value_from));
   if (c.config.run.game != p.config.run.game) throw differs("game (run.game)", c.config.run.game, p.config.run.game);
-  const auto toml_of = [](Config config, const char* section) {
-    const std::string t = to_toml(config);  // the section's keys, as the config file holds them
-    const auto at = t.find(fmt::format("[{}]\n", section));
-    if (at == std::string::npos) return std::string();
-    const auto end = t.find("\n[", at + 1);
-    std::string lines = t.substr(at, end == std::string::npos ? std::string::npos : end - at), kept;
-    std::size_t from = 0;
-    for (std::size_t nl; (nl = lines.find('\n', from)) != std::string::npos; from = nl + 1) {
-      std::string line = lines.substr(from, nl - from);
-      if (const auto hash = line.find("  #"); hash != std::string::npos) line.resize(hash);
-      if (!line.empty() && line.front() != '[') kept += (kept.empty() ? "" : ", ") + line;
-    }
-    return kept;
+  // Rules and encoding: named with the keys of the section that differ, as config_changes words them.
+  const auto section_differs = [&](const std::string& section) {
+    Config theirs = c.config, ours = p.config;
+    std::string keys;
+    for (const ConfigChange& k : config_changes(theirs, ours))
+      if (k.key.starts_with(section + "."))
+        keys += fmt::format("{}{}: {} in it, {} in the policy", keys.empty() ? "" : ", ", k.key, k.before, k.after);
+    return InputError(
+        fmt::format("--value-from {}: its {} differs from {}'s ({}); the value network must read the "
+                    "states as the exported policy does",
+                    value_from, section, p.checkpoint_dir, keys));
   };
-  if (c.config.rules != p.config.rules) throw differs("rules", toml_of(c.config, "rules"), toml_of(p.config, "rules"));
-  if (c.config.encoding != p.config.encoding)
-    throw differs("encoding", toml_of(c.config, "encoding"), toml_of(p.config, "encoding"));
+  if (c.config.rules != p.config.rules) throw section_differs("rules");
+  if (c.config.encoding != p.config.encoding) throw section_differs("encoding");
   const CheckpointShape a = checkpoint_shape(c.config), b = checkpoint_shape(p.config);
   if (a.hidden_size != b.hidden_size || a.num_layers != b.num_layers || a.activation != b.activation)
     throw differs("network shape", fmt::format("{}x{} {}", a.num_layers, a.hidden_size, a.activation),
