@@ -1,9 +1,10 @@
 // The shipped agents (docs/mmd.md; issue 18 item 4, issue 30): models/lost-cities-mmd,
-// models/lost-cities-league, models/lost-cities-styles, models/lost-cities-styles-long and
-// models/lost-cities-styles-avg load as checkpoint:models/NAME, hold the policy network alone with
+// models/lost-cities-league, models/lost-cities-styles, models/lost-cities-styles-long,
+// models/lost-cities-styles-avg, models/lost-cities-styles-anneal and
+// models/lost-cities-styles-anneal-long load as checkpoint:models/NAME, hold the policy network alone with
 // their encoding's widths, and decide as recorded when they shipped; their manifests say where they
 // came from and how strong they are. cfr-export --average (export_policy's checkpoint weight
-// average, which made the last) averages exactly the checkpoints it says it does.
+// average, which made the last three) averages exactly the checkpoints it says it does.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -30,6 +31,7 @@ const std::string kStyles = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-s
 const std::string kStylesLong = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles-long";
 const std::string kStylesAvg = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles-avg";
 const std::string kStylesAnneal = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles-anneal";
+const std::string kAnnealLong = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles-anneal-long";
 
 /// The model's greedy first decision (the argmax of its legal logits) in the deals of seeds 1, 2, 3,
 /// after checking that it holds the policy alone, of its encoding's widths.
@@ -135,12 +137,12 @@ void scores_more_than(const nlohmann::json& m, const std::string& previous) {
         p["evaluation"]["heuristic_expert"]["win_rate"].get<double>());
 }
 
-/// The manifest `m` holds a 1000-game result against `previous` (a checkpoint: spec) whose points a
-/// game are above `errors` standard errors of them (0: above zero).
-void ahead_on_points(const nlohmann::json& m, const std::string& previous, double errors) {
+/// The manifest `m` holds a result of `games` games against `previous` (a checkpoint: spec) whose
+/// points a game are above `errors` standard errors of them (0: above zero).
+void ahead_on_points(const nlohmann::json& m, const std::string& previous, double errors, int games = 1000) {
   REQUIRE_MESSAGE(m["evaluation"].contains(previous), "manifest.json has no evaluation.", previous);
   const auto& r = m["evaluation"][previous];
-  CHECK(r["games"] == 1000);
+  CHECK(r["games"] == games);
   CHECK(r["avg_score_diff"].get<double>() > errors * r["se_score_diff"].get<double>());
 }
 
@@ -258,6 +260,27 @@ TEST_CASE("the styles-anneal agent's manifest shows it beats the styles-avg agen
   CHECK(m["value_network"]["iteration"] == 20975);
   CHECK(m["value_network"]["fitted_to_this_policy"] == false);  // trained beside the policy it averages
   CHECK(load_checkpoint_policy(kStylesAnneal).value() != nullptr);
+}
+
+TEST_CASE("the styles-anneal-long agent loads with the league agent's encoding and makes its recorded decisions") {
+  CHECK(slot_cards_decisions(kAnnealLong, 41081) == std::vector<int>{15, 10, 2});  // discard c2:2, play c3:W, play c1:W
+}
+
+// The styles-anneal run resumed 60 minutes more at the same step and averaged over its last 100
+// checkpoints (docs/strength.md "Annealing an hour longer"): four stages, 291.3 minutes, so the
+// bound is five hours; it has to beat the league agent (lo95 above 0.5), score more than
+// styles-anneal against every shared bot and lead it head to head by more than two standard errors
+// of the points over 10,000 games (the lead, +1.5 points a game, is within the noise of 1000);
+// it holds the value network of its run's last iteration.
+TEST_CASE("the styles-anneal-long agent's manifest shows it beats the styles-anneal agent over 10000 games") {
+  const auto m = staged_manifest(kAnnealLong, 4, "checkpoint:models/lost-cities-league", 300.0);
+  scores_more_than(m, kStylesAnneal);
+  ahead_on_points(m, "checkpoint:models/lost-cities-styles-anneal", 2.0, 10000);
+  averaged_over(m, 100, 31200, 41081);
+  REQUIRE_MESSAGE(m.contains("value_network"), "manifest.json has no value_network");
+  CHECK(m["value_network"]["iteration"] == 41081);
+  CHECK(m["value_network"]["fitted_to_this_policy"] == false);
+  CHECK(load_checkpoint_policy(kAnnealLong).value() != nullptr);
 }
 
 // A run of two checkpoints (the styles and styles-long agents, the same network shape, copied into
