@@ -154,6 +154,15 @@ void averaged_over(const nlohmann::json& m, std::size_t count, int first, int la
   CHECK(its.front() == first);
   CHECK(its.back() == last);
 }
+
+/// The model (manifest `m`) holds the value network its run trained beside the moving policy it
+/// averages, from the run's checkpoint of `iteration`, and loads with it.
+void holds_run_value_network(const nlohmann::json& m, const std::string& model, int iteration) {
+  REQUIRE_MESSAGE(m.contains("value_network"), "manifest.json has no value_network");
+  CHECK(m["value_network"]["iteration"] == iteration);
+  CHECK(m["value_network"]["fitted_to_this_policy"] == false);
+  CHECK(load_checkpoint_policy(model).value() != nullptr);
+}
 }  // namespace
 
 TEST_CASE("the shipped agent loads with its policy alone, of the game's widths, and makes its recorded decisions") {
@@ -256,10 +265,7 @@ TEST_CASE("the styles-anneal agent's manifest shows it beats the styles-avg agen
   scores_more_than(m, kStylesAvg);
   ahead_on_points(m, "checkpoint:models/lost-cities-styles-avg", 2.0);
   averaged_over(m, 50, 16100, 20975);
-  REQUIRE_MESSAGE(m.contains("value_network"), "manifest.json has no value_network");
-  CHECK(m["value_network"]["iteration"] == 20975);
-  CHECK(m["value_network"]["fitted_to_this_policy"] == false);  // trained beside the policy it averages
-  CHECK(load_checkpoint_policy(kStylesAnneal).value() != nullptr);
+  holds_run_value_network(m, kStylesAnneal, 20975);
 }
 
 TEST_CASE("the styles-anneal-long agent loads with the league agent's encoding and makes its recorded decisions") {
@@ -277,10 +283,7 @@ TEST_CASE("the styles-anneal-long agent's manifest shows it beats the styles-ann
   scores_more_than(m, kStylesAnneal);
   ahead_on_points(m, "checkpoint:models/lost-cities-styles-anneal", 2.0, 10000);
   averaged_over(m, 100, 31200, 41081);
-  REQUIRE_MESSAGE(m.contains("value_network"), "manifest.json has no value_network");
-  CHECK(m["value_network"]["iteration"] == 41081);
-  CHECK(m["value_network"]["fitted_to_this_policy"] == false);
-  CHECK(load_checkpoint_policy(kAnnealLong).value() != nullptr);
+  holds_run_value_network(m, kAnnealLong, 41081);
 }
 
 // A run of two checkpoints (the styles and styles-long agents, the same network shape, copied into
