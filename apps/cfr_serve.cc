@@ -36,7 +36,7 @@
 // The shipped models (models/, docs/mmd.md): offered on the play page; the default one is the
 // preselected opponent and the hint agent when it is there.
 #ifndef CFR_SHIPPED_MODEL
-#define CFR_SHIPPED_MODEL "models/lost-cities-styles-anneal-long"
+#define CFR_SHIPPED_MODEL "models/lost-cities-styles-2h"
 #endif
 
 namespace {
@@ -121,11 +121,10 @@ int main(int argc, char** argv) {
                  "an extra opponent for the play page (checkpoint:PATH, external:COMMAND, search:PATH?k=3&n=8, ...; "
                  "repeatable): the only way a program or a path becomes an opponent")
       ->check(cfr::kNonEmpty);
-  app.add_option(
-         "--default-opponent", default_opponent,
-         "the play page's preselected opponent: an id of GET /api/players (e.g. heuristic_balanced, "
-         "model:lost-cities-styles-anneal-long, extra:1) or an --opponent spec (default: the shipped model when this build "
-         "plays checkpoints and it loads, else heuristic_balanced)")
+  app.add_option("--default-opponent", default_opponent,
+                 "the play page's preselected opponent: an id of GET /api/players (e.g. heuristic_balanced, "
+                 "model:lost-cities-styles-2h, extra:1) or an --opponent spec (default: the shipped model when this build "
+                 "plays checkpoints and it loads, else heuristic_balanced)")
       ->check(cfr::kNonEmpty);
   app.add_option("--hint-model", hint_model,
                  "the network that answers the play page's hints: an offered network's id (default: the shipped "
