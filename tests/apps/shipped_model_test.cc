@@ -1,10 +1,10 @@
 // The shipped agents (docs/mmd.md; issue 18 item 4, issue 30): models/lost-cities-mmd,
 // models/lost-cities-league, models/lost-cities-styles, models/lost-cities-styles-long,
-// models/lost-cities-styles-avg, models/lost-cities-styles-anneal and
-// models/lost-cities-styles-anneal-long and models/lost-cities-styles-2h load as checkpoint:models/NAME, hold the policy network
-// alone with their encoding's widths, and decide as recorded when they shipped; their manifests say where they came from and how
-// strong they are. cfr-export --average (export_policy's checkpoint weight average, which made the last three) averages exactly
-// the checkpoints it says it does.
+// models/lost-cities-styles-avg, models/lost-cities-styles-anneal, models/lost-cities-styles-anneal-long
+// and models/lost-cities-styles-2h load as checkpoint:models/NAME, hold the policy network alone
+// with their encoding's widths, and decide as recorded when they shipped; their manifests say where
+// they came from and how strong they are. cfr-export --average (export_policy's checkpoint weight
+// average, which made the last four) averages exactly the checkpoints it says it does.
 #include <doctest/doctest.h>
 
 #include <algorithm>
