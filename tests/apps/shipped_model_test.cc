@@ -1,10 +1,10 @@
 // The shipped agents (docs/mmd.md; issue 18 item 4, issue 30): models/lost-cities-mmd,
 // models/lost-cities-league, models/lost-cities-styles, models/lost-cities-styles-long,
-// models/lost-cities-styles-avg, models/lost-cities-styles-anneal, models/lost-cities-styles-anneal-long
-// and models/lost-cities-styles-2h load as checkpoint:models/NAME, hold the policy network alone
-// with their encoding's widths, and decide as recorded when they shipped; their manifests say where
-// they came from and how strong they are. cfr-export --average (export_policy's checkpoint weight
-// average, which made the last four) averages exactly the checkpoints it says it does.
+// models/lost-cities-styles-avg, models/lost-cities-styles-anneal, models/lost-cities-styles-anneal-long,
+// models/lost-cities-styles-2h and models/lost-cities-styles-2h-long load as checkpoint:models/NAME, hold the policy network
+// alone with their encoding's widths, and decide as recorded when they shipped; their manifests say where they came from and how
+// strong they are. cfr-export --average (export_policy's checkpoint weight average, which made the last four) averages exactly
+// the checkpoints it says it does.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -33,6 +33,7 @@ const std::string kStylesAvg = std::string(CFR_SOURCE_DIR) + "/models/lost-citie
 const std::string kStylesAnneal = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles-anneal";
 const std::string kAnnealLong = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles-anneal-long";
 const std::string kStyles2h = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles-2h";
+const std::string kStyles2hLong = std::string(CFR_SOURCE_DIR) + "/models/lost-cities-styles-2h-long";
 
 /// The model's greedy first decision (the argmax of its legal logits) in the deals of seeds 1, 2, 3,
 /// after checking that it holds the policy alone, of its encoding's widths.
@@ -308,6 +309,28 @@ TEST_CASE("the styles-2h agent's manifest shows it beats the styles-anneal-long 
   ahead_on_points(m, "checkpoint:models/lost-cities-styles-anneal-long", 2.0, 10000);
   averaged_over(m, 100, 26400, 36241);
   holds_run_value_network(m, kStyles2h, 36241);
+}
+
+TEST_CASE("the styles-2h-long agent loads with the league agent's encoding and makes its recorded decisions") {
+  CHECK(slot_cards_decisions(kStyles2hLong, 45131) == std::vector<int>{15, 10, 2});  // discard c2:2, play c3:W, play c1:W
+}
+
+// The styles-2h run resumed 43 minutes more at GAE λ = 0.8 (--allow-training-changes) and averaged
+// over its last 100 checkpoints (docs/strength.md "λ = 0.8, and the λ = 0.9 run resumed at 0.8"):
+// one run folder, 196.5 minutes in all, so the bound is three and a half hours; it has to beat the
+// league agent (lo95 above 0.5), score more than styles-2h against heuristic_expert and lead it head
+// to head by more than two standard errors of the points over 10,000 games; it holds the value
+// network of its run's last iteration.
+TEST_CASE("the styles-2h-long agent's manifest shows it beats the styles-2h agent over 10000 games") {
+  const auto m = checked_manifest(kStyles2hLong, 210.0);
+  CHECK_FALSE(m.contains("stages"));
+  REQUIRE_MESSAGE(m["evaluation"].contains("checkpoint:models/lost-cities-league"),
+                  "manifest.json has no evaluation.checkpoint:models/lost-cities-league");
+  CHECK(m["evaluation"]["checkpoint:models/lost-cities-league"]["win_rate_lo95"].get<double>() > 0.5);
+  scores_more_than(m, kStyles2h);
+  ahead_on_points(m, "checkpoint:models/lost-cities-styles-2h", 2.0, 10000);
+  averaged_over(m, 100, 35300, 45131);
+  holds_run_value_network(m, kStyles2hLong, 45131);
 }
 
 // A run of two checkpoints (the styles and styles-long agents, the same network shape, copied into
