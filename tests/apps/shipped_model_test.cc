@@ -165,6 +165,21 @@ void holds_run_value_network(const nlohmann::json& m, const std::string& model, 
   CHECK(m["value_network"]["fitted_to_this_policy"] == false);
   CHECK(load_checkpoint_policy(model).value() != nullptr);
 }
+/// A model trained in one run folder (no stages) within max_minutes, averaged over its run's
+/// checkpoints first..last (100 of them): it beats the league agent (lo95 above 0.5), scores more
+/// than the previous shipped model against every shared bot, leads it head to head by more than two
+/// standard errors of the points over 10,000 games and holds the value network of iteration last.
+void one_run_beats(const std::string& model, double max_minutes, const std::string& previous, int first, int last) {
+  const auto m = checked_manifest(model, max_minutes);
+  CHECK_FALSE(m.contains("stages"));
+  REQUIRE_MESSAGE(m["evaluation"].contains("checkpoint:models/lost-cities-league"),
+                  "manifest.json has no evaluation.checkpoint:models/lost-cities-league");
+  CHECK(m["evaluation"]["checkpoint:models/lost-cities-league"]["win_rate_lo95"].get<double>() > 0.5);
+  scores_more_than(m, previous);
+  ahead_on_points(m, "checkpoint:models/" + std::filesystem::path(previous).filename().string(), 2.0, 10000);
+  averaged_over(m, 100, first, last);
+  holds_run_value_network(m, model, last);
+}
 }  // namespace
 
 TEST_CASE("the shipped agent loads with its policy alone, of the game's widths, and makes its recorded decisions") {
@@ -300,15 +315,7 @@ TEST_CASE("the styles-2h agent loads with the league agent's encoding and makes 
 // standard errors of the points over 10,000 games; it holds the value network of its run's last
 // iteration.
 TEST_CASE("the styles-2h agent's manifest shows it beats the styles-anneal-long agent over 10000 games") {
-  const auto m = checked_manifest(kStyles2h, 180.0);
-  CHECK_FALSE(m.contains("stages"));
-  REQUIRE_MESSAGE(m["evaluation"].contains("checkpoint:models/lost-cities-league"),
-                  "manifest.json has no evaluation.checkpoint:models/lost-cities-league");
-  CHECK(m["evaluation"]["checkpoint:models/lost-cities-league"]["win_rate_lo95"].get<double>() > 0.5);
-  scores_more_than(m, kAnnealLong);
-  ahead_on_points(m, "checkpoint:models/lost-cities-styles-anneal-long", 2.0, 10000);
-  averaged_over(m, 100, 26400, 36241);
-  holds_run_value_network(m, kStyles2h, 36241);
+  one_run_beats(kStyles2h, 180.0, kAnnealLong, 26400, 36241);
 }
 
 TEST_CASE("the styles-2h-long agent loads with the league agent's encoding and makes its recorded decisions") {
@@ -318,19 +325,11 @@ TEST_CASE("the styles-2h-long agent loads with the league agent's encoding and m
 // The styles-2h run resumed 43 minutes more at GAE λ = 0.8 (--allow-training-changes) and averaged
 // over its last 100 checkpoints (docs/strength.md "λ = 0.8, and the λ = 0.9 run resumed at 0.8"):
 // one run folder, 196.5 minutes in all, so the bound is three and a half hours; it has to beat the
-// league agent (lo95 above 0.5), score more than styles-2h against heuristic_expert and lead it head
+// league agent (lo95 above 0.5), score more than styles-2h against every shared bot and lead it head
 // to head by more than two standard errors of the points over 10,000 games; it holds the value
 // network of its run's last iteration.
 TEST_CASE("the styles-2h-long agent's manifest shows it beats the styles-2h agent over 10000 games") {
-  const auto m = checked_manifest(kStyles2hLong, 210.0);
-  CHECK_FALSE(m.contains("stages"));
-  REQUIRE_MESSAGE(m["evaluation"].contains("checkpoint:models/lost-cities-league"),
-                  "manifest.json has no evaluation.checkpoint:models/lost-cities-league");
-  CHECK(m["evaluation"]["checkpoint:models/lost-cities-league"]["win_rate_lo95"].get<double>() > 0.5);
-  scores_more_than(m, kStyles2h);
-  ahead_on_points(m, "checkpoint:models/lost-cities-styles-2h", 2.0, 10000);
-  averaged_over(m, 100, 35300, 45131);
-  holds_run_value_network(m, kStyles2hLong, 45131);
+  one_run_beats(kStyles2hLong, 210.0, kStyles2h, 35300, 45131);
 }
 
 // A run of two checkpoints (the styles and styles-long agents, the same network shape, copied into
