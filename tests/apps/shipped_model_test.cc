@@ -3,7 +3,7 @@
 // models/lost-cities-styles-avg, models/lost-cities-styles-anneal, models/lost-cities-styles-anneal-long,
 // models/lost-cities-styles-2h and models/lost-cities-styles-2h-long load as checkpoint:models/NAME, hold the policy network
 // alone with their encoding's widths, and decide as recorded when they shipped; their manifests say where they came from and how
-// strong they are. cfr-export --average (export_policy's checkpoint weight average, which made the last four) averages exactly
+// strong they are. cfr-export --average (export_policy's checkpoint weight average, which made the last five) averages exactly
 // the checkpoints it says it does.
 #include <doctest/doctest.h>
 
