@@ -4,10 +4,13 @@
 # a stand-in torch package laid out like a PyTorch 2.x wheel (its libraries and headers are
 # Debian's LibTorch, linked in; it reports version 2.11.0+fake), and checks what CMake decides:
 #   1. a CUDA wheel whose nvidia-* headers sit in site-packages/nvidia/cu13/include: those
-#      headers, CUDA code on; where this machine has a CUDA toolkit, its headers play the wheel's
-#      and nets/networks.cc is compiled in that configuration (CUDA code included);
-#   2. the same without them and without a CUDA toolkit: a warning, CUDA code off;
-#   3. a CPU wheel: no CUDA, no warning.
+#      headers and that folder's libcudart, CUDA code on, libstdc++ linked before libtorch; where
+#      this machine has a CUDA toolkit, its headers play the wheel's and nets/networks.cc is
+#      compiled in that configuration (CUDA code included);
+#   2. a wheel whose headers lack crt/host_config.h (PyTorch 2.11's) and no toolkit: not taken, a
+#      warning, CUDA code off;
+#   3. the same without them and without a CUDA toolkit: a warning, CUDA code off;
+#   4. a CPU wheel: no CUDA, no warning.
 set -euo pipefail
 src=$1 work=$2
 rm -rf "$work"
@@ -32,8 +35,10 @@ cuda_inc=/usr/local/cuda/include
 if [ -f "$cuda_inc/cuda_runtime_api.h" ]; then
   ln -s "$cuda_inc" "$site/nvidia/cu13/include"
 else
-  cuda_inc=""; mkdir -p "$site/nvidia/cu13/include"; touch "$site/nvidia/cu13/include/cuda_runtime_api.h"
+  cuda_inc=""; mkdir -p "$site/nvidia/cu13/include/crt"
+  touch "$site/nvidia/cu13/include/cuda_runtime_api.h" "$site/nvidia/cu13/include/crt/host_config.h"
 fi
+mkdir -p "$site/nvidia/cu13/lib"; touch "$site/nvidia/cu13/lib/libcudart.so.13"  # configure only needs the path
 printf '#!/bin/sh\nPYTHONPATH=%s exec python3 "$@"\n' "$site" > "$work/python"
 chmod +x "$work/python"
 "$src/scripts/pack-deps.sh" "$work/deps" > /dev/null
@@ -55,7 +60,14 @@ refuse() {  # NAME REGEX: the configure output of NAME does not match
 FAKE_TORCH_CUDA=13.0 configure cuda_wheel
 expect cuda_wheel "cfr: LibTorch 2\.11\.0\+fake from $site/torch \(C\+\+11 ABI 1, CUDA '13\.0'\)"
 expect cuda_wheel "cfr: CUDA runtime headers: $site/nvidia/cu13/include"
+expect cuda_wheel "cfr: CUDA runtime library: $site/nvidia/cu13/lib/libcudart.so.13"
 expect cuda_wheel "cfr: LibTorch with CUDA: ON"
+# libstdc++ before the torch libraries (libtorch_cpu.so exports its own std::filesystem; docs/gpu.md)
+if grep -E "LINK_LIBRARIES = .*-lstdc\+\+ .*libtorch\.so" "$work/cuda_wheel/build.ninja" > /dev/null; then
+  echo "ok   cuda_wheel: -lstdc++ links before libtorch.so"
+else
+  echo "FAIL cuda_wheel: -lstdc++ does not come before libtorch.so:"; grep -m1 "LINK_LIBRARIES" "$work/cuda_wheel/build.ninja"; fail=1
+fi
 if [ -n "$cuda_inc" ] && [ $fail = 0 ]; then
   if ninja -C "$work/cuda_wheel" nets/CMakeFiles/cfr_nets.dir/networks.cc.o > "$work/compile.log" 2>&1 &&
      grep -q -- "-DCFR_TORCH_CUDA=1" "$work/cuda_wheel/build.ninja"; then
@@ -66,6 +78,15 @@ if [ -n "$cuda_inc" ] && [ $fail = 0 ]; then
 else
   echo "note cuda_wheel: no CUDA toolkit headers here: networks.cc not compiled"
 fi
+
+# PyTorch 2.11's wheel: cuda_runtime.h without the crt/host_config.h it includes (seen on the GPU
+# machine, where compiling against it failed): not taken, the toolkit's headers or none instead.
+rm -r "$site/nvidia/cu13/include"; mkdir -p "$site/nvidia/cu13/include"
+touch "$site/nvidia/cu13/include/cuda_runtime_api.h" "$site/nvidia/cu13/include/cuda_runtime.h"
+FAKE_TORCH_CUDA=13.0 configure cuda_partial_wheel -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON
+expect cuda_partial_wheel "cfr: $site/nvidia/cu13/include lacks crt/host_config.h"
+expect cuda_partial_wheel "no CUDA runtime headers"
+refuse cuda_partial_wheel "cfr: CUDA runtime headers:"
 
 rm -r "$site/nvidia"
 FAKE_TORCH_CUDA=13.0 configure cuda_no_headers -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON
