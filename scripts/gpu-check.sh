@@ -5,8 +5,8 @@
 #   2. the batch table on cuda (inference and a training step, fp32 and bf16 in alternation);
 #   3. the GPU config's iteration breakdown (3 iterations of configs/gpu.toml: reference-size nets,
 #      pooled scheduler on all cores), in fp32 then in bf16;
-#   4. learning on cuda, where it is exact: Leduc Deep CFR (configs/leduc.toml) for GPU_CHECK_SECONDS (45) each in
-#      fp32 and bf16, exploitability every 10 iterations;
+#   4. learning on cuda, where it is exact: Leduc Deep CFR (configs/leduc.toml) for
+#      GPU_CHECK_SECONDS (default 45) each in fp32 and bf16, exploitability every 10 iterations;
 #   5. MMD configs/strong.toml on cuda as long in fp32 and bf16 (iterations a minute);
 #   6. the batch table on this machine's CPU for contrast.
 # The steps are in order of importance and each has its own time limit, so that a run cut short
