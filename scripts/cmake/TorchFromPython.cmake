@@ -43,9 +43,8 @@ set(TORCH_LIBRARIES cfr_torch)
 # PyTorch depends on (site-packages/nvidia/cu13/include, or nvidia/cuda_runtime/include for CUDA
 # 12: the version PyTorch was built with) where they are whole (PyTorch 2.11's nvidia/cu13/include
 # has cuda_runtime.h but not the crt/host_config.h it includes: seen on the GPU machine), or from a
-# CUDA toolkit. Without any, nets/ is built
-# without its CUDA code (streams, pinned buffers): the libraries stay linked and `cuda` still
-# runs, with plain synchronous copies.
+# CUDA toolkit. Without any, nets/ is built without its CUDA code (streams, pinned buffers): the
+# libraries stay linked and `cuda` still runs, with plain synchronous copies.
 if(_cuda)
   set(CFR_CUDA_INCLUDE "" CACHE PATH "CUDA runtime headers for the CUDA code of nets/ (default: found)")
   set(_cuda_inc "${CFR_CUDA_INCLUDE}")
