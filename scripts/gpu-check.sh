@@ -16,7 +16,7 @@
 # A dry run of steps 2-6 on any machine: GPU_CHECK_BIN=build/bin GPU_CHECK_DEVICE=cpu (no build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-gpu-out}
+OUT=${OUT:-/tmp/gpu-check-out}  # the device tool sets OUT; elsewhere results go under /tmp, not the checkout
 DEV=${GPU_CHECK_DEVICE:-cuda}
 SECONDS_EACH=${GPU_CHECK_SECONDS:-45}
 WORK=${GPU_CHECK_WORK:-/tmp/gpu-check}
@@ -36,7 +36,7 @@ fi
 pack() { tar czf "$OUT/gpu-check.tgz.part" --exclude=checkpoints -C "$WORK" . && mv "$OUT/gpu-check.tgz.part" "$OUT/gpu-check.tgz"; }
 step() { local name=$1 limit=$2; shift 2; echo "== $name"; timeout "$limit" "$@" > "$WORK/$name.txt" 2>&1
   echo "$name: exit $?" | tee -a "$OUT/summary.txt"; tail -n 25 "$WORK/$name.txt"; pack; }
-summary() {  # summary DIR LABEL: one line per iteration of DIR/metrics.jsonl
+summary() {  # summary DIR LABEL: DIR/metrics.jsonl, a line an iteration (past 12: evaluated, last), the rate
   python3 - "$1/metrics.jsonl" "$2" <<'PY' | tee -a "$OUT/summary.txt"
 import json, sys
 try:
