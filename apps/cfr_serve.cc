@@ -36,7 +36,7 @@
 // The shipped models (models/, docs/mmd.md): offered on the play page; the default one is the
 // preselected opponent and the hint agent when it is there.
 #ifndef CFR_SHIPPED_MODEL
-#define CFR_SHIPPED_MODEL "models/lost-cities-styles-2h-long"
+#define CFR_SHIPPED_MODEL "models/lost-cities-styles-4h"
 #endif
 
 namespace {
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
       ->check(cfr::kNonEmpty);
   app.add_option("--default-opponent", default_opponent,
                  "the play page's preselected opponent: an id of GET /api/players (e.g. heuristic_balanced, "
-                 "model:lost-cities-styles-2h-long, extra:1) or an --opponent spec (default: the shipped model when this build "
+                 "model:lost-cities-styles-4h, extra:1) or an --opponent spec (default: the shipped model when this build "
                  "plays checkpoints and it loads, else heuristic_balanced)")
       ->check(cfr::kNonEmpty);
   app.add_option("--hint-model", hint_model,

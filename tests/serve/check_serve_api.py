@@ -56,11 +56,11 @@ with Server(bin_dir, work, extra=["--opponent", f"external:python3 {player}"]) a
     expect(c("GET", "/api/games/0123456789abcdef0123456789abcdef"), 404, "no such game", "unknown id")
     expect(c("POST", "/api/games/0123456789abcdef0123456789abcdef/move", {"action": 1}), 404, "no such game", "move in an unknown game")
     # The play page's preselected opponent is one it offers; the strongest shipped agent
-    # (models/lost-cities-styles-2h-long, docs/strength.md) is it wherever this build offers it. No entry
+    # (models/lost-cities-styles-4h, docs/strength.md) is it wherever this build offers it. No entry
     # shows a path.
     pl = expect(c("GET", "/api/players"), 200, None, "the players")
     ids = [p["id"] for p in pl.get("players", [])]
-    shipped = [i for i in ids if i == "model:lost-cities-styles-2h-long"]
+    shipped = [i for i in ids if i == "model:lost-cities-styles-4h"]
     if pl.get("default") not in ids or (shipped and pl.get("default") != shipped[0]) or "extra:1" not in ids:
         fail("api", f"players: default {pl.get('default')!r} (shipped {shipped}, offered {ids})")
     if any("/" in p["label"] for p in pl["players"]):
