@@ -14,7 +14,9 @@
      nothing;
   6. a policy whose run's critic read the opponent's hand (mmd.value_input = "full", a 2-iteration
      run of SMOKE_CONFIG as MMD_RUN's) with MMD_RUN's information-state critic: the model's config
-     takes the critic's value_input, so it loads and its depth-2 search plays.
+     takes the critic's value_input, so it loads and its depth-2 search plays;
+  7. a policy trained with mmd.win_reward = 10 with MMD_RUN's critic (win_reward 0): exit 2 naming
+     mmd.win_reward, nothing written; with its own run's critic it exports and its search plays.
 Prints "ok: ..." or "FAIL: ..." (exit 1)."""
 import json
 import os
@@ -119,6 +121,25 @@ p = match(f"search:{full_model}?k=2&n=2&cap=40&depth=2")
 if json.loads(p.stdout).get("games") != 4:
     fail(f"search over the full-critic policy's model: {p.stdout[:300]}")
 
+# 7. a policy trained with mmd.win_reward (its critic estimates the shaped return) with a critic of the plain return:
+# refused, naming the key, nothing written; with its own run's critic it exports and searches
+win_run, win_refused, win_model = (os.path.join(base, n) for n in ("run_win", "win_refused", "win_valued"))
+r = subprocess.run([cfr_run, smoke, "--set", "algorithm.name=mmd", "--set", "mmd.rollouts_per_iteration=6", "--set",
+                    "mmd.batch_size=64", "--set", "mmd.reward_scale=50", "--set", "mmd.win_reward=10",
+                    "--run-dir", win_run], capture_output=True, text=True, timeout=600)
+if r.returncode != 0:
+    fail(f"cfr-run win_reward=10: exit {r.returncode}: {r.stderr[-800:]}")
+r = run_export(win_run, win_refused, "--value-from", run)
+if r.returncode != 2 or "mmd.win_reward (0) differs" not in r.stderr or os.path.exists(win_refused):
+    fail(f"--value-from a critic of another win_reward: exit {r.returncode}: {r.stderr} (written: {os.path.exists(win_refused)})")
+r = run_export(win_run, win_model, "--value-from", win_run)
+if r.returncode != 0:
+    fail(f"cfr-export of the win_reward run with its own critic: exit {r.returncode}: {r.stderr}")
+p = match(f"search:{win_model}?k=2&n=2&cap=40&depth=2")
+if json.loads(p.stdout).get("games") != 4:
+    fail(f"search over the win_reward policy's model: {p.stdout[:300]}")
+
 print(f"ok: a model exported with its run's value network lists policy and value, plays and searches (depth=2) "
       f"exactly as its run; without --value-from depth is refused and a re-export drops value_network; "
-      f"a Deep CFR run's --value-from is exit 2; a full-state critic's policy takes an information-state critic")
+      f"a Deep CFR run's --value-from is exit 2; a full-state critic's policy takes an information-state critic; "
+      f"a critic of another mmd.win_reward is exit 2")

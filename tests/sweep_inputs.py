@@ -222,7 +222,7 @@ ZERO_OK = {
     "mmd.opponent_share": "0 = no league games", "mmd.opponent_priority": "0 = uniform draw",
     "mmd.opponent_decay": "0 = the last iteration's games only",
     "mmd.magnet_weight": "0 = no magnet", "mmd.magnet_every": "0 = the magnet stays", "mmd.entropy_weight": "no bonus",
-    "mmd.gae_lambda": "one-step advantages", "mmd.bc_weight": "no cloning",
+    "mmd.gae_lambda": "one-step advantages", "mmd.win_reward": "the return alone", "mmd.bc_weight": "no cloning",
     "mmd.bc_fade_iterations": "0 = never fades", "mmd.bot_share": "no bot games", "mmd.snapshot_share": "no snapshot games",
     "escher.sampling_epsilon": "on-policy sampling", "escher.value_epsilon": "on-policy value trajectories",
     "escher.value_clip": "0 = no clip", "escher.value_updates_per_iteration": "0 = traversal-only runs",

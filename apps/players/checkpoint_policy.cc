@@ -392,6 +392,8 @@ CheckpointPolicy critic_for(const CheckpointPolicy& p, const std::string& value_
                   fmt::format("{}x{} {}", b.num_layers, b.hidden_size, b.activation));
   if (c.value_scale() != p.value_scale())
     throw differs("mmd.reward_scale", fmt::format("{}", c.value_scale()), fmt::format("{}", p.value_scale()));
+  if (c.win_reward() != p.win_reward())
+    throw differs("mmd.win_reward", fmt::format("{}", c.win_reward()), fmt::format("{}", p.win_reward()));
   return c;
 }
 
@@ -534,6 +536,10 @@ Evaluator* CheckpointPolicy::value() const {
 double CheckpointPolicy::value_scale() const {
   const auto m = config.algorithm_options.find("mmd");
   return config.algorithm.name == "mmd" && m != config.algorithm_options.end() ? m->second.real("reward_scale") : 0.0;
+}
+double CheckpointPolicy::win_reward() const {
+  const auto m = config.algorithm_options.find("mmd");
+  return config.algorithm.name == "mmd" && m != config.algorithm_options.end() ? m->second.real("win_reward") : 0.0;
 }
 const LostCitiesTraversalGame& CheckpointPolicy::game() const { return state->game; }
 

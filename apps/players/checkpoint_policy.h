@@ -58,6 +58,8 @@ struct CheckpointPolicy {
   int value_network() const;
   /// What value() estimates, in score points per unit of its output (mmd.reward_scale); 0 without one.
   double value_scale() const;
+  /// mmd.win_reward of an MMD checkpoint (its value network estimates the return so shaped); 0 otherwise.
+  double win_reward() const;
   const LostCitiesTraversalGame& game() const;
 };
 

@@ -302,7 +302,8 @@ class SearchBatchBot final : public lc::BatchBot {
       rollout_moves_ += st.nodes;
       forwards_ += st.batch.forwards;
     }
-    // Values: the final score difference from the decider's seat (with reply=M, the least of a
+    // Values: the final score difference from the decider's seat (win_shaped by the checkpoint's
+    // mmd.win_reward, as its value leaves are; with reply=M, the least of a
     // (candidate, deal)'s M copies), tallied deal by deal for the prior bonus and the paired test.
     // The rollouts lie decision by decision, deal by deal, candidate by candidate, copy by copy.
     std::vector<SearchTally> tally(n);
@@ -312,7 +313,8 @@ class SearchBatchBot final : public lc::BatchBot {
       double v = 1e300;
       for (std::size_t i = t; i < t + M; ++i) {
         const Rollout& r = rolls[i];
-        v = std::min(v, std::isnan(r.leaf) ? r.s.returns(r.me) : (r.s.current_player() == r.me ? r.leaf : -r.leaf));  // zero-sum
+        v = std::min(v, std::isnan(r.leaf) ? win_shaped(r.s.returns(r.me), policy_.win_reward())
+                                           : (r.s.current_player() == r.me ? r.leaf : -r.leaf));  // zero-sum
       }
       const std::size_t d = rolls[t].decision, c = rolls[t].candidate, k = candidates[d].size();
       deal_values[c] = v;

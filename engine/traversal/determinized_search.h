@@ -48,7 +48,13 @@ struct SearchSettings {
   bool sampled = true;       // rollouts sample the softmax (false: argmax, lowest id on ties)
   double value_scale = 1.0;  // the value network's output × value_scale = the game's return units
   double z = 0.0;            // the paired test's standard errors an override needs (0: none)
+  double win_reward = 0.0;   // a finished rollout's value is win_shaped(return, win_reward), as V's targets were
 };
+
+/// A return shaped as mmd.win_reward shapes it (engine/traversal/mmd.h): w more for a win, w less
+/// for a loss, a tie unchanged. A search over a value network trained so values the rollouts that
+/// finish the same way, so that the leaves it values and those it scores compare alike.
+constexpr double win_shaped(double r, double w) noexcept { return r + w * static_cast<double>((r > 0) - (r < 0)); }
 
 /// The networks a search asks, as batches of rows: network 0 the policy (logits over the
 /// actions), network 1 the value (one output: the return of the player to move / value_scale).
@@ -201,7 +207,7 @@ SearchResult determinized_search(const G& game, const typename G::State& root, i
       legal[n] = s.legal_mask();
       live[n++] = static_cast<std::uint32_t>(r);
     } else {
-      values[r] = s.returns(me);
+      values[r] = win_shaped(s.returns(me), o.win_reward);
     }
   }
   if (n > 0) {

@@ -23,7 +23,8 @@
 // 4·A + 1, the layout of NetLoss::kClippedPolicyGradient): the advantage at the taken action,
 // π(a) at the taken action, ρ, the bot's move (one-hot, when bc_targets) and the value target.
 // At the end (or at max_actions, valued by the score difference) each player's reward is its
-// return / reward_scale, and per player, backwards over its own decisions (γ = 1, the only
+// return (plus win_reward if it won, minus it if it lost) / reward_scale, and per player,
+// backwards over its own decisions (γ = 1, the only
 // reward is the last), generalised advantage estimation: δ_t = V(s_{t+1}) − V(s_t) (the reward
 // in place of V after the last), Â_t = δ_t + λ·Â_{t+1}; the value target is Â_t + V(s_t).
 //
@@ -117,6 +118,10 @@ struct MmdSearchTeacher {
 struct MmdRolloutOptions {
   double reward_scale = 1.0;  // rewards are return / reward_scale
   double gae_lambda = 0.95;   // 1: Monte-Carlo return minus the baseline
+  /// mmd.win_reward: return units added to a won game's return and taken from a lost one's (0 for
+  /// a tie) before the scaling: the objective weighs winning beside the score difference. V then
+  /// estimates that shaped return; the league's statistics (ctx.learner_return) keep the game's.
+  double win_reward = 0;
   double bot_share = 0;       // rollouts whose second seat is the game's bot
   double snapshot_share = 0;  // rollouts whose second seat is a past snapshot (kOpponentNet)
   double opponent_share = 0;  // rollouts whose second seat is one of league's opponents
@@ -395,11 +400,15 @@ Task<void> mmd_rollout(TraversalContext& ctx, const G& game, const MmdRolloutOpt
   ctx.cut_off = cut;
   ctx.nodes += nodes;
   std::array<double, 2> next_value{}, gae{};
-  for (int p = 0; p < 2; ++p)
-    next_value[static_cast<std::size_t>(p)] = (cut ? cutoff_value(ctx, game, o.cutoff, s, p) : s.returns(p)) / o.reward_scale;
+  std::array<double, 2> game_return{};
+  for (int p = 0; p < 2; ++p) {
+    const double r = cut ? cutoff_value(ctx, game, o.cutoff, s, p) : s.returns(p);
+    game_return[static_cast<std::size_t>(p)] = r;
+    next_value[static_cast<std::size_t>(p)] = win_shaped(r, o.win_reward) / o.reward_scale;
+  }
   if (league >= 0) {
     ctx.opponent = league;
-    ctx.learner_return = next_value[static_cast<std::size_t>(learner)] * o.reward_scale;
+    ctx.learner_return = game_return[static_cast<std::size_t>(learner)];
   }
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
     const auto p = static_cast<std::size_t>(it->player);

@@ -34,7 +34,7 @@ class ConstantEvaluator final : public Evaluator {
 /// Kuhn self-play rollouts (uniform π, V ≡ `value`, λ = 1, reward scale 1) with `deviation`:
 /// their samples (inputs, masks, targets) in index order.
 SampleBuffer kuhn_samples(double deviation, float value, int rollouts, const std::string& scheduler = "interleaved",
-                          MmdSearchTeacher* teacher = nullptr) {
+                          MmdSearchTeacher* teacher = nullptr, double win_reward = 0) {
   register_builtin_schedulers();
   const SmallTraversalGame<kuhn::State> game;
   const int W = game.input_width(), A = game.num_actions();
@@ -43,6 +43,7 @@ SampleBuffer kuhn_samples(double deviation, float value, int rollouts, const std
   Evaluator* nets[kNumMmdNets] = {&policy, &v, &magnet, &opponent};
   MmdRolloutOptions o;
   o.gae_lambda = 1.0;
+  o.win_reward = win_reward;
   o.magnet = false;
   o.deviation = deviation;
   o.deviation_k = 2;
@@ -60,8 +61,8 @@ SampleBuffer kuhn_samples(double deviation, float value, int rollouts, const std
 }
 
 /// Every sample's (value target, advantage at the taken action).
-std::vector<std::pair<float, float>> kuhn_targets(double deviation, float value, int rollouts) {
-  const SampleBuffer samples = kuhn_samples(deviation, value, rollouts);
+std::vector<std::pair<float, float>> kuhn_targets(double deviation, float value, int rollouts, double win_reward = 0) {
+  const SampleBuffer samples = kuhn_samples(deviation, value, rollouts, "interleaved", nullptr, win_reward);
   const int A = SmallTraversalGame<kuhn::State>().num_actions();
   std::vector<std::pair<float, float>> out;
   for (int i = 0; i < samples.size(); ++i) {
@@ -77,6 +78,25 @@ bool near(float a, double b) { return std::abs(static_cast<double>(a) - b) < 1e-
 bool is_return(float t) { return near(t, 1) || near(t, -1) || near(t, 2) || near(t, -2); }
 
 }  // namespace
+
+TEST_CASE("MMD win reward: a won game's return gains win_reward and a lost one's loses it") {
+  // λ = 1: every value target is the decider's return, ±1 or ±2 in Kuhn, shaped to ±1.5 or ±2.5;
+  // the same rollouts (same streams), so the plain and the shaped targets pair up one to one.
+  const auto plain = kuhn_targets(0.0, 0.25F, 64), shaped = kuhn_targets(0.0, 0.25F, 64, 0.5);
+  REQUIRE(plain.size() == shaped.size());
+  REQUIRE(plain.size() >= 128);
+  int won = 0, lost = 0;
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    const float r = plain[i].first;
+    REQUIRE(is_return(r));
+    CHECK(near(shaped[i].first, r + (r > 0 ? 0.5 : -0.5)));
+    CHECK(near(shaped[i].second, shaped[i].first - 0.25));  // the advantage: the target minus V
+    won += r > 0;
+    lost += r < 0;
+  }
+  CHECK(won > 0);
+  CHECK(lost > 0);
+}
 
 TEST_CASE("MMD critic deviations: a move off the policy keeps V as its value target and advantage 0") {
   const auto targets = kuhn_targets(1.0, 0.25F, 64);

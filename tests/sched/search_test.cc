@@ -97,6 +97,22 @@ TEST_CASE("value leaves are the value network's output times value_scale from th
   CHECK(other.value_rows == 0);
 }
 
+TEST_CASE("with win_reward a finished rollout counts its return shaped as the value network's targets were") {
+  const KuhnGame game;
+  const float probs[2] = {0.5F, 0.5F};
+  // The position of the case above: "pass" reaches a value leaf (0.8 · 3 = 2.4), "bet" ends the
+  // game at +2 for the king. Unshaped, the leaf leads: pass; with win_reward = 1 the won game
+  // counts 2 + 1 = 3: bet. The leaf itself is the network's, unchanged.
+  const kuhn::State s = kuhn_position(2, 0, {});
+  SearchSettings o{.top_k = 2, .deals = 2, .depth = 1, .cap = 200, .prior = 0, .sampled = false, .value_scale = 3};
+  FixedNets nets({0.0F, 1.0F}, 0.8F);
+  CHECK(determinized_search(game, s, 0, probs, o, 5, nets).action == kuhn::kPass);
+  o.win_reward = 1;
+  CHECK(determinized_search(game, s, 0, probs, o, 5, nets).action == kuhn::kBet);
+  CHECK(win_shaped(-2, 1) == -3);
+  CHECK(win_shaped(0, 1) == 0);
+}
+
 TEST_CASE("the search depends only on the decision and the seed") {
   const KuhnGame game;
   const float probs[2] = {0.5F, 0.5F};

@@ -39,6 +39,7 @@ MmdOptions mmd_options(const Config& c) {
   return {.rollouts_per_iteration = static_cast<int>(m.integer("rollouts_per_iteration")),
           .rollout = {.reward_scale = m.real("reward_scale"),
                       .gae_lambda = m.real("gae_lambda"),
+                      .win_reward = m.real("win_reward"),
                       .bot_share = m.real("bot_share"),
                       .snapshot_share = m.real("snapshot_share"),
                       .opponent_share = m.real("opponent_share"),
@@ -75,7 +76,8 @@ MmdOptions mmd_options(const Config& c) {
                                   .prior = m.real("search_prior"),
                                   .sampled = true,
                                   .value_scale = m.real("reward_scale"),
-                                  .z = m.real("search_z")},
+                                  .z = m.real("search_z"),
+                                  .win_reward = m.real("win_reward")},
                      .target = m.text("search_target") == "move"       ? MmdSearchTeacherOptions::Target::kMove
                                : m.text("search_target") == "improved" ? MmdSearchTeacherOptions::Target::kImproved
                                                                        : MmdSearchTeacherOptions::Target::kOverrides,
@@ -228,6 +230,10 @@ void register_mmd_algorithm(TrainerFactory make_trainer) {
                          "in, the draws to come: lost_cities; docs/mmd.md)"),
            real_option("gae_lambda", 0.95, 0, 1,
                        "lambda of generalised advantage estimation (1 = Monte-Carlo return minus the value baseline)"),
+           real_option("win_reward", 0, 0, 1e9,
+                       "return units (points) added to a won game's return and taken from a lost one's before "
+                       "reward_scale: the objective weighs winning beside the score difference (0 = the return alone; "
+                       "the value network then estimates the shaped return: docs/mmd.md)"),
            integer_option("max_actions", 1000, 0, 100'000'000,
                           "actions before a rollout is cut off and valued by traversal.cutoff_value_mode (0 = none)"),
            // Checked whatever the algorithm (as traversal.opponent_bot is).
