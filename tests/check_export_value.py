@@ -47,6 +47,15 @@ def match(bot0, games=4, check=True):
     return p
 
 
+def smoke_mmd_run(run_dir, setting):
+    """A 2-iteration MMD run of SMOKE_CONFIG, as MMD_RUN's but for `setting` (KEY=VALUE)."""
+    r = subprocess.run([cfr_run, smoke, "--set", "algorithm.name=mmd", "--set", "mmd.rollouts_per_iteration=6", "--set",
+                        "mmd.batch_size=64", "--set", "mmd.reward_scale=50", "--set", setting, "--run-dir", run_dir],
+                       capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        fail(f"cfr-run {setting}: exit {r.returncode}: {r.stderr[-800:]}")
+
+
 def same(a, b, what):
     a, b = json.loads(a.stdout), json.loads(b.stdout)
     skip = {"bot0", "bot1", "seconds", "games_per_second"}
@@ -107,11 +116,7 @@ if r.returncode != 2 or "has no value network on the information state" not in r
 
 # 6. a full-state critic's policy with an information-state critic
 full_run, full_model = os.path.join(base, "run_full"), os.path.join(base, "full_valued")
-r = subprocess.run([cfr_run, smoke, "--set", "algorithm.name=mmd", "--set", "mmd.rollouts_per_iteration=6", "--set",
-                    "mmd.batch_size=64", "--set", "mmd.reward_scale=50", "--set", "mmd.value_input=full",
-                    "--run-dir", full_run], capture_output=True, text=True, timeout=600)
-if r.returncode != 0:
-    fail(f"cfr-run value_input=full: exit {r.returncode}: {r.stderr[-800:]}")
+smoke_mmd_run(full_run, "mmd.value_input=full")
 r = run_export(full_run, full_model, "--value-from", run)
 if r.returncode != 0 or "trained beside another policy" not in r.stdout:
     fail(f"cfr-export of a full-critic policy with an info critic: exit {r.returncode}: {r.stdout} {r.stderr}")
@@ -124,11 +129,7 @@ if json.loads(p.stdout).get("games") != 4:
 # 7. a policy trained with mmd.win_reward (its critic estimates the shaped return) with a critic of the plain return:
 # refused, naming the key, nothing written; with its own run's critic it exports and searches
 win_run, win_refused, win_model = (os.path.join(base, n) for n in ("run_win", "win_refused", "win_valued"))
-r = subprocess.run([cfr_run, smoke, "--set", "algorithm.name=mmd", "--set", "mmd.rollouts_per_iteration=6", "--set",
-                    "mmd.batch_size=64", "--set", "mmd.reward_scale=50", "--set", "mmd.win_reward=10",
-                    "--run-dir", win_run], capture_output=True, text=True, timeout=600)
-if r.returncode != 0:
-    fail(f"cfr-run win_reward=10: exit {r.returncode}: {r.stderr[-800:]}")
+smoke_mmd_run(win_run, "mmd.win_reward=10")
 r = run_export(win_run, win_refused, "--value-from", run)
 if r.returncode != 2 or "mmd.win_reward (0) differs" not in r.stderr or os.path.exists(win_refused):
     fail(f"--value-from a critic of another win_reward: exit {r.returncode}: {r.stderr} (written: {os.path.exists(win_refused)})")
