@@ -533,14 +533,15 @@ Evaluator* CheckpointPolicy::value() const {
   const int k = value_network();
   return k < 0 ? nullptr : &state->nets->evaluator(k);
 }
-double CheckpointPolicy::value_scale() const {
+namespace {
+/// An mmd.* real of an MMD checkpoint's config; 0 for another algorithm's.
+double mmd_real(const Config& config, const char* key) {
   const auto m = config.algorithm_options.find("mmd");
-  return config.algorithm.name == "mmd" && m != config.algorithm_options.end() ? m->second.real("reward_scale") : 0.0;
+  return config.algorithm.name == "mmd" && m != config.algorithm_options.end() ? m->second.real(key) : 0.0;
 }
-double CheckpointPolicy::win_reward() const {
-  const auto m = config.algorithm_options.find("mmd");
-  return config.algorithm.name == "mmd" && m != config.algorithm_options.end() ? m->second.real("win_reward") : 0.0;
-}
+}  // namespace
+double CheckpointPolicy::value_scale() const { return mmd_real(config, "reward_scale"); }
+double CheckpointPolicy::win_reward() const { return mmd_real(config, "win_reward"); }
 const LostCitiesTraversalGame& CheckpointPolicy::game() const { return state->game; }
 
 TabularPolicy CheckpointPolicy::tabular(const GameTree& tree) const {

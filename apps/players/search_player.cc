@@ -309,11 +309,12 @@ class SearchBatchBot final : public lc::BatchBot {
     std::vector<SearchTally> tally(n);
     const auto M = static_cast<std::size_t>(o_.replies);
     std::array<double, kMaxSearchCandidates> deal_values{};
+    const double win_reward = policy_.win_reward();
     for (std::size_t t = 0; t < rolls.size(); t += M) {
       double v = 1e300;
       for (std::size_t i = t; i < t + M; ++i) {
         const Rollout& r = rolls[i];
-        v = std::min(v, std::isnan(r.leaf) ? win_shaped(r.s.returns(r.me), policy_.win_reward())
+        v = std::min(v, std::isnan(r.leaf) ? win_shaped(r.s.returns(r.me), win_reward)
                                            : (r.s.current_player() == r.me ? r.leaf : -r.leaf));  // zero-sum
       }
       const std::size_t d = rolls[t].decision, c = rolls[t].candidate, k = candidates[d].size();

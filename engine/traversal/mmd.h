@@ -24,9 +24,9 @@
 // π(a) at the taken action, ρ, the bot's move (one-hot, when bc_targets) and the value target.
 // At the end (or at max_actions, valued by the score difference) each player's reward is its
 // return (plus win_reward if it won, minus it if it lost) / reward_scale, and per player,
-// backwards over its own decisions (γ = 1, the only
-// reward is the last), generalised advantage estimation: δ_t = V(s_{t+1}) − V(s_t) (the reward
-// in place of V after the last), Â_t = δ_t + λ·Â_{t+1}; the value target is Â_t + V(s_t).
+// backwards over its own decisions (γ = 1, the only reward is the last), generalised advantage
+// estimation: δ_t = V(s_{t+1}) − V(s_t) (the reward in place of V after the last),
+// Â_t = δ_t + λ·Â_{t+1}; the value target is Â_t + V(s_t).
 //
 // With a search teacher (o.teacher: mmd.teacher = "search", expert iteration), a share of the
 // learning decisions also runs determinized_search (determinized_search.h) over the networks the
