@@ -17,6 +17,8 @@ check_search.py --value CFR_ARENA MMD_RUN_DIR DEEP_CFR_RUN_DIR: its value leaves
      fewer decisions than z=0 on the same deals; z=-1 is refused (exit 2);
   8. peek=1|2 (a diagnostic that cheats: the opponent's real hand, or the real deal) plays other
      games than the uniform deals; peek=3 is refused (exit 2).
+  9. win=W (finished rollouts valued win_shaped): win=0 is the same match as without it over a
+     checkpoint without mmd.win_reward; win=1000 plays other games; win=-1 is refused (exit 2).
 Prints "ok: ..." or "FAIL: ..." (exit 1)."""
 import json
 import subprocess
@@ -182,7 +184,14 @@ peek, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&peek=2", games=4)
 if all(peek[k] == plain0[k] for k in ("avg_score_diff", "avg_score0", "decisions0")):
     print("FAIL: peek=2 played the same games as the uniform deals")
     sys.exit(1)
-for bad, want in (("z=-1", "z=-1: must be a number"), ("peek=3", "peek=3: must be an integer in [0, 2]")):
+win0, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&win=0", games=4)
+same(win0, plain0, "win=0 and no win")
+winbig, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&win=1000", games=4)
+if all(winbig[k] == plain0[k] for k in ("avg_score_diff", "avg_score0", "decisions0")):
+    print("FAIL: win=1000 played the same games as win=0")
+    sys.exit(1)
+for bad, want in (("z=-1", "z=-1: must be a number"), ("peek=3", "peek=3: must be an integer in [0, 2]"),
+                  ("win=-1", "win=-1: must be a number ≥ 0")):
     p = subprocess.run([arena, "--bot0", f"search:{run}?{bad}", "--bot1", "random", "--games", "2"], capture_output=True, text=True)
     if p.returncode != 2 or want not in p.stderr:
         print(f"FAIL: search {bad}: exit {p.returncode}: {p.stderr}")
@@ -191,4 +200,4 @@ print(f"ok: search k=1 n=1 plays the network's {net['decisions0']} moves exactly
       f"reproducibly; the same under recursive, interleaved and pooled ({forwards[0]}, {forwards[1]}, {forwards[2]} forwards); "
       f"belief=2 weighed {weighed} decisions (effective pool {effective:.1f} of 8), the same under two schedulers; "
       f"reply=3 played 12 rollouts a searched decision, the same under two schedulers, other games than reply=1; "
-      f"z=1000 overrode {overrides(errzbig)} decisions where z=0 overrode {overrides(errz0)}; peek=2 played other games")
+      f"z=1000 overrode {overrides(errzbig)} decisions where z=0 overrode {overrides(errz0)}; peek=2 played other games; win=1000 played other games than win=0")

@@ -32,7 +32,7 @@ int parse_int(const std::string& key, const std::string& v, int lo, int hi) {
 }
 
 constexpr std::string_view kSearchKeys =
-    "k, n, prior, z, cap, depth, rollout, sched, chunk, belief, pool, btemp, ess, reply, peek";
+    "k, n, prior, z, cap, depth, rollout, sched, chunk, belief, pool, btemp, ess, reply, peek, win";
 
 }  // namespace
 
@@ -90,6 +90,11 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
       o.belief_ess = std::strtod(v.c_str(), &end);
       if (v.empty() || *end != '\0' || !(o.belief_ess >= 0 && o.belief_ess <= 1))
         throw InputError(fmt::format("search: ess={}: must be a number in [0, 1]", v));
+    } else if (key == "win") {
+      char* end = nullptr;
+      o.win = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !std::isfinite(o.win) || o.win < 0)
+        throw InputError(fmt::format("search: win={}: must be a number ≥ 0", v));
     } else if (key == "peek") {
       o.peek = parse_int(key, v, 0, 2);
     } else if (key == "btemp") {
@@ -302,14 +307,14 @@ class SearchBatchBot final : public lc::BatchBot {
       rollout_moves_ += st.nodes;
       forwards_ += st.batch.forwards;
     }
-    // Values: the final score difference from the decider's seat (win_shaped by the checkpoint's
-    // mmd.win_reward, as its value leaves are; with reply=M, the least of a
+    // Values: the final score difference from the decider's seat (win_shaped by win=W, else by the
+    // checkpoint's mmd.win_reward, as its value leaves are; with reply=M, the least of a
     // (candidate, deal)'s M copies), tallied deal by deal for the prior bonus and the paired test.
     // The rollouts lie decision by decision, deal by deal, candidate by candidate, copy by copy.
     std::vector<SearchTally> tally(n);
     const auto M = static_cast<std::size_t>(o_.replies);
     std::array<double, kMaxSearchCandidates> deal_values{};
-    const double win_reward = policy_.win_reward();
+    const double win_reward = std::isnan(o_.win) ? policy_.win_reward() : o_.win;
     for (std::size_t t = 0; t < rolls.size(); t += M) {
       double v = 1e300;
       for (std::size_t i = t; i < t + M; ++i) {

@@ -11,6 +11,7 @@
 // games a match has pending, exactly as it batches traversals; with chunk=N every forward has N rows, so the moves chosen are the
 // same under every scheduler. The rule itself (candidates, the prior, the choice) is
 // engine/traversal/determinized_search.h's, shared with MMD's search teacher.
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -50,10 +51,15 @@ struct SearchOptions {
   /// deck's order too (2: perfect information); only the rollouts' random streams differ between
   /// deals. It measures how much the uniform deals cost the search.
   int peek = 0;
+  /// win=W ≥ 0: a finished rollout's value is win_shaped(return, W) (W more for a win, W less for
+  /// a loss), whatever the checkpoint's mmd.win_reward; with depth=0 every rollout finishes, so the
+  /// search weighs winning beside the score difference at every decision. Unset (NaN): the
+  /// checkpoint's mmd.win_reward, as its value leaves are.
+  double win = std::nan("");
 };
 
 /// Parses "CHECKPOINT?k=3&n=8&prior=20&z=0&cap=200&depth=0&rollout=sampled|greedy|bot:NAME&sched=NAME&chunk=N
-/// &belief=L&pool=M&btemp=T&ess=F&reply=M&peek=0|1|2" (all keys optional);
+/// &belief=L&pool=M&btemp=T&ess=F&reply=M&peek=0|1|2&win=W" (all keys optional);
 /// InputError naming a bad key or value.
 SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint);
 
