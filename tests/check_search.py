@@ -19,6 +19,8 @@ check_search.py --value CFR_ARENA MMD_RUN_DIR DEEP_CFR_RUN_DIR: its value leaves
      games than the uniform deals; peek=3 is refused (exit 2).
   9. win=W (finished rollouts valued win_shaped): win=0 is the same match as without it over a
      checkpoint without mmd.win_reward; win=1000 plays other games; win=-1 is refused (exit 2).
+ 10. rtemp=T (sampled rollouts from softmax(logits / T)): rtemp=1 is the same match as without it;
+     rtemp=5 plays other games; rtemp=0 is refused (exit 2).
 Prints "ok: ..." or "FAIL: ..." (exit 1)."""
 import json
 import subprocess
@@ -190,8 +192,14 @@ winbig, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&win=1000", games=4)
 if all(winbig[k] == plain0[k] for k in ("avg_score_diff", "avg_score0", "decisions0")):
     print("FAIL: win=1000 played the same games as win=0")
     sys.exit(1)
+temp1, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&rtemp=1", games=4)
+same(temp1, plain0, "rtemp=1 and no rtemp")
+temp5, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&rtemp=5", games=4)
+if all(temp5[k] == plain0[k] for k in ("avg_score_diff", "avg_score0", "decisions0")):
+    print("FAIL: rtemp=5 played the same games as rtemp=1")
+    sys.exit(1)
 for bad, want in (("z=-1", "z=-1: must be a number"), ("peek=3", "peek=3: must be an integer in [0, 2]"),
-                  ("win=-1", "win=-1: must be a number ≥ 0")):
+                  ("win=-1", "win=-1: must be a number ≥ 0"), ("rtemp=0", "rtemp=0: must be a number > 0")):
     p = subprocess.run([arena, "--bot0", f"search:{run}?{bad}", "--bot1", "random", "--games", "2"], capture_output=True, text=True)
     if p.returncode != 2 or want not in p.stderr:
         print(f"FAIL: search {bad}: exit {p.returncode}: {p.stderr}")
@@ -200,4 +208,4 @@ print(f"ok: search k=1 n=1 plays the network's {net['decisions0']} moves exactly
       f"reproducibly; the same under recursive, interleaved and pooled ({forwards[0]}, {forwards[1]}, {forwards[2]} forwards); "
       f"belief=2 weighed {weighed} decisions (effective pool {effective:.1f} of 8), the same under two schedulers; "
       f"reply=3 played 12 rollouts a searched decision, the same under two schedulers, other games than reply=1; "
-      f"z=1000 overrode {overrides(errzbig)} decisions where z=0 overrode {overrides(errz0)}; peek=2 played other games; win=1000 played other games than win=0")
+      f"z=1000 overrode {overrides(errzbig)} decisions where z=0 overrode {overrides(errz0)}; peek=2 played other games; win=1000 played other games than win=0; rtemp=5 other games than rtemp=1")

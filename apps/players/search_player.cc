@@ -32,7 +32,7 @@ int parse_int(const std::string& key, const std::string& v, int lo, int hi) {
 }
 
 constexpr std::string_view kSearchKeys =
-    "k, n, prior, z, cap, depth, rollout, sched, chunk, belief, pool, btemp, ess, reply, peek, win";
+    "k, n, prior, z, cap, depth, rollout, sched, chunk, belief, pool, btemp, ess, reply, peek, win, rtemp";
 
 }  // namespace
 
@@ -95,6 +95,11 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
       o.win = std::strtod(v.c_str(), &end);
       if (v.empty() || *end != '\0' || !std::isfinite(o.win) || o.win < 0)
         throw InputError(fmt::format("search: win={}: must be a number ≥ 0", v));
+    } else if (key == "rtemp") {
+      char* end = nullptr;
+      o.rollout_temp = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !std::isfinite(o.rollout_temp) || o.rollout_temp <= 0)
+        throw InputError(fmt::format("search: rtemp={}: must be a number > 0", v));
     } else if (key == "peek") {
       o.peek = parse_int(key, v, 0, 2);
     } else if (key == "btemp") {
@@ -129,7 +134,7 @@ struct Rollout {
 /// scheduler's set), which the scheduler batches with every other rollout's. With depth > 0 it
 /// stops after `depth` moves and queries the value network (network 1) for the state it reached.
 Task<void> search_rollout(TraversalContext& ctx, const LostCitiesTraversalGame& game, Rollout& r, int cap, bool sampled,
-                          int depth, double value_scale) {
+                          double temp, int depth, double value_scale) {
   const int A = game.num_actions();
   float logits[kMaxTraversalActions];
   float probs[kMaxTraversalActions];
@@ -146,6 +151,8 @@ Task<void> search_rollout(TraversalContext& ctx, const LostCitiesTraversalGame& 
       a = ranked[static_cast<std::size_t>(search_candidates(logits, legal, r.reply + 1, ranked) - 1)];
       r.reply = -1;
     } else if (sampled) {
+      if (temp != 1.0)
+        for (ActionMask m = legal; m != 0; m &= m - 1) logits[std::countr_zero(m)] /= static_cast<float>(temp);
       masked_softmax(logits, legal, A, probs);
       a = sample_action(probs, legal, r.rng);
     } else {
@@ -298,7 +305,7 @@ class SearchBatchBot final : public lc::BatchBot {
                        .output_width = 1,
                        .start = [&](TraversalContext& ctx) {
                          return search_rollout(ctx, game_, rolls[static_cast<std::size_t>(ctx.index)], o_.rollout_cap,
-                                               o_.sampled_rollouts, o_.depth, policy_.value_scale());
+                                               o_.sampled_rollouts, o_.rollout_temp, o_.depth, policy_.value_scale());
                        }};
       Evaluator* value = value_ ? value_.get() : policy_.value();
       Evaluator* nets[] = {&net_, value != nullptr ? value : &net_};

@@ -31,6 +31,7 @@ struct SearchOptions {
   int rollout_cap = 200;  // moves per rollout, then the score difference as it stands
   int depth = 0;  // depth=D > 0: after D rollout moves the checkpoint's value network values the state (0: play to the end)
   bool sampled_rollouts = true;           // rollouts sample the network's softmax (false: argmax)
+  double rollout_temp = 1.0;              // rtemp=T: sampled rollouts draw from softmax(logits / T)
   std::string rollout_bot;                // rollout=bot:NAME: a bot plays both sides of the rollouts instead
   std::string scheduler = "interleaved";  // sched=NAME: the scheduler that batches the rollouts' queries
   int chunk = 0;  // chunk=N: every forward has exactly N rows (batch-invariant: the same result under every scheduler)
@@ -59,7 +60,7 @@ struct SearchOptions {
 };
 
 /// Parses "CHECKPOINT?k=3&n=8&prior=20&z=0&cap=200&depth=0&rollout=sampled|greedy|bot:NAME&sched=NAME&chunk=N
-/// &belief=L&pool=M&btemp=T&ess=F&reply=M&peek=0|1|2&win=W" (all keys optional);
+/// &belief=L&pool=M&btemp=T&ess=F&reply=M&peek=0|1|2&win=W&rtemp=T" (all keys optional);
 /// InputError naming a bad key or value.
 SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint);
 
