@@ -47,6 +47,12 @@ def same(a, b, what):
         sys.exit(1)
 
 
+def differs(a, b, what):
+    if all(a[k] == b[k] for k in ("avg_score_diff", "avg_score0", "decisions0")):
+        print(f"FAIL: {what}")
+        sys.exit(1)
+
+
 def cost(err, what):
     """The forwards count and the searched decisions of the search player's cost line."""
     try:
@@ -145,9 +151,7 @@ if rep_searched < 10 or abs(per * decisions / rep_searched - 12) > 0.05 * decisi
     print(f"FAIL: reply=3: {per} rollouts a decision over {decisions} decisions, {rep_searched} searched: "
           f"want 2 candidates x 2 deals x 3 replies = 12 a searched decision")
     sys.exit(1)
-if all(rep1[k] == plain1[k] for k in ("avg_score_diff", "avg_score0", "decisions0")):
-    print("FAIL: reply=3 played the same games as reply=1: the replies changed nothing")
-    sys.exit(1)
+differs(rep1, plain1, "reply=3 played the same games as reply=1: the replies changed nothing")
 p = subprocess.run([arena, "--bot0", f"search:{run}?reply=2&rollout=bot:heuristic_balanced", "--bot1", "random", "--games", "2"],
                    capture_output=True, text=True)
 if p.returncode != 2 or "reply=2 with rollout=bot:heuristic_balanced" not in p.stderr:
@@ -183,21 +187,15 @@ if not overrides(errzbig) < overrides(errz0) or overrides(errz0) < 5:
     print(f"FAIL: z=1000 overrode {overrides(errzbig)} decisions, z=0 {overrides(errz0)}: want fewer with the test")
     sys.exit(1)
 peek, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&peek=2", games=4)
-if all(peek[k] == plain0[k] for k in ("avg_score_diff", "avg_score0", "decisions0")):
-    print("FAIL: peek=2 played the same games as the uniform deals")
-    sys.exit(1)
+differs(peek, plain0, "peek=2 played the same games as the uniform deals")
 win0, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&win=0", games=4)
 same(win0, plain0, "win=0 and no win")
 winbig, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&win=1000", games=4)
-if all(winbig[k] == plain0[k] for k in ("avg_score_diff", "avg_score0", "decisions0")):
-    print("FAIL: win=1000 played the same games as win=0")
-    sys.exit(1)
+differs(winbig, plain0, "win=1000 played the same games as win=0")
 temp1, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&rtemp=1", games=4)
 same(temp1, plain0, "rtemp=1 and no rtemp")
 temp5, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&rtemp=5", games=4)
-if all(temp5[k] == plain0[k] for k in ("avg_score_diff", "avg_score0", "decisions0")):
-    print("FAIL: rtemp=5 played the same games as rtemp=1")
-    sys.exit(1)
+differs(temp5, plain0, "rtemp=5 played the same games as rtemp=1")
 for bad, want in (("z=-1", "z=-1: must be a number"), ("peek=3", "peek=3: must be an integer in [0, 2]"),
                   ("win=-1", "win=-1: must be a number ≥ 0"), ("rtemp=0", "rtemp=0: must be a number > 0")):
     p = subprocess.run([arena, "--bot0", f"search:{run}?{bad}", "--bot1", "random", "--games", "2"], capture_output=True, text=True)

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -30,6 +31,17 @@ int parse_int(const std::string& key, const std::string& v, int lo, int hi) {
     throw InputError(fmt::format("search: {}={}: must be an integer in [{}, {}]", key, v, lo, hi));
   return std::stoi(v);
 }
+
+/// A real-valued key: a finite number in [lo, hi] (above lo when open_lo); `want` is the range
+/// as its error names it.
+double parse_real(const std::string& key, const std::string& v, double lo, double hi, bool open_lo, std::string_view want) {
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || !std::isfinite(x) || x < lo || (open_lo && x == lo) || x > hi)
+    throw InputError(fmt::format("search: {}={}: must be a number {}", key, v, want));
+  return x;
+}
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 constexpr std::string_view kSearchKeys =
     "k, n, prior, z, cap, depth, rollout, sched, chunk, belief, pool, btemp, ess, reply, peek, win, rtemp";
@@ -58,15 +70,9 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
     else if (key == "depth")
       o.depth = parse_int(key, v, 0, 100000);
     else if (key == "prior") {
-      char* end = nullptr;
-      o.prior = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !std::isfinite(o.prior) || o.prior < 0)
-        throw InputError(fmt::format("search: prior={}: must be a number ≥ 0", v));
+      o.prior = parse_real(key, v, 0, kInf, false, "≥ 0");
     } else if (key == "z") {
-      char* end = nullptr;
-      o.z = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !std::isfinite(o.z) || o.z < 0)
-        throw InputError(fmt::format("search: z={}: must be a number ≥ 0", v));
+      o.z = parse_real(key, v, 0, kInf, false, "≥ 0");
     } else if (key == "rollout") {
       if (v.rfind("bot:", 0) == 0)
         o.rollout_bot = v.substr(4);
@@ -86,27 +92,15 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
     } else if (key == "pool") {
       o.pool = parse_int(key, v, 0, 4096);
     } else if (key == "ess") {
-      char* end = nullptr;
-      o.belief_ess = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !(o.belief_ess >= 0 && o.belief_ess <= 1))
-        throw InputError(fmt::format("search: ess={}: must be a number in [0, 1]", v));
+      o.belief_ess = parse_real(key, v, 0, 1, false, "in [0, 1]");
     } else if (key == "win") {
-      char* end = nullptr;
-      o.win = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !std::isfinite(o.win) || o.win < 0)
-        throw InputError(fmt::format("search: win={}: must be a number ≥ 0", v));
+      o.win = parse_real(key, v, 0, kInf, false, "≥ 0");
     } else if (key == "rtemp") {
-      char* end = nullptr;
-      o.rollout_temp = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !std::isfinite(o.rollout_temp) || o.rollout_temp <= 0)
-        throw InputError(fmt::format("search: rtemp={}: must be a number > 0", v));
+      o.rollout_temp = parse_real(key, v, 0, kInf, true, "> 0");
     } else if (key == "peek") {
       o.peek = parse_int(key, v, 0, 2);
     } else if (key == "btemp") {
-      char* end = nullptr;
-      o.belief_temp = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !std::isfinite(o.belief_temp) || o.belief_temp <= 0)
-        throw InputError(fmt::format("search: btemp={}: must be a number > 0", v));
+      o.belief_temp = parse_real(key, v, 0, kInf, true, "> 0");
     } else {
       throw InputError(fmt::format("search: unknown key '{}' (keys: {})", key, kSearchKeys));
     }
