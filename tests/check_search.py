@@ -20,7 +20,7 @@ check_search.py --value CFR_ARENA MMD_RUN_DIR DEEP_CFR_RUN_DIR: its value leaves
   9. win=W (finished rollouts valued win_shaped): win=0 is the same match as without it over a
      checkpoint without mmd.win_reward; win=1000 plays other games; win=-1 is refused (exit 2).
  10. rtemp=T (sampled rollouts from softmax(logits / T)): rtemp=1 is the same match as without it;
-     rtemp=5 plays other games; rtemp=0 is refused (exit 2).
+     rtemp=5 plays other games; rtemp=0, and rtemp with greedy rollouts, are refused (exit 2).
 Prints "ok: ..." or "FAIL: ..." (exit 1)."""
 import json
 import subprocess
@@ -197,7 +197,8 @@ same(temp1, plain0, "rtemp=1 and no rtemp")
 temp5, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&rtemp=5", games=4)
 differs(temp5, plain0, "rtemp=5 played the same games as rtemp=1")
 for bad, want in (("z=-1", "z=-1: must be a number"), ("peek=3", "peek=3: must be an integer in [0, 2]"),
-                  ("win=-1", "win=-1: must be a number ≥ 0"), ("rtemp=0", "rtemp=0: must be a number > 0")):
+                  ("win=-1", "win=-1: must be a number ≥ 0"), ("rtemp=0", "rtemp=0: must be a number > 0"),
+                  ("rtemp=2&rollout=greedy", "rtemp=2 needs sampled rollouts")):
     p = subprocess.run([arena, "--bot0", f"search:{run}?{bad}", "--bot1", "random", "--games", "2"], capture_output=True, text=True)
     if p.returncode != 2 or want not in p.stderr:
         print(f"FAIL: search {bad}: exit {p.returncode}: {p.stderr}")

@@ -478,6 +478,9 @@ std::unique_ptr<lc::BatchBot> make_search_player(const std::string& spec, const 
   if (o.depth > 0 && !o.rollout_bot.empty())
     throw InputError(
         fmt::format("search:{}: depth={} with rollout=bot:{}: a bot's rollouts play to the end", path, o.depth, o.rollout_bot));
+  if (o.rollout_temp != 1.0 && !o.sampled_rollouts)
+    throw InputError(
+        fmt::format("search:{}: rtemp={} needs sampled rollouts (rollout=sampled, the default)", path, o.rollout_temp));
   return std::make_unique<SearchBatchBot>(std::move(p), o, "search:" + spec);  // named as given, like checkpoint:PATH
 }
 
