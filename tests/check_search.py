@@ -21,6 +21,10 @@ check_search.py --value CFR_ARENA MMD_RUN_DIR DEEP_CFR_RUN_DIR: its value leaves
      checkpoint without mmd.win_reward; win=1000 plays other games; win=-1 is refused (exit 2).
  10. rtemp=T (sampled rollouts from softmax(logits / T)): rtemp=1 is the same match as without it;
      rtemp=5 plays other games; rtemp=0, and rtemp with greedy rollouts, are refused (exit 2).
+ 11. sims=S (the tree over the turn, engine/traversal/turn_tree.h): sims=8 plays exactly the
+     network's moves with k=1; sims=24&wave=8&chunk=8 searches (its cost line: 24 rollouts a searched
+     decision, and a tree line), the same under recursive and pooled, other games than the flat
+     search on the same deals; sims with belief, and wave=0, are refused (exit 2).
 Prints "ok: ..." or "FAIL: ..." (exit 1)."""
 import json
 import subprocess
@@ -196,7 +200,20 @@ temp1, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&rtemp=1", games=4)
 same(temp1, plain0, "rtemp=1 and no rtemp")
 temp5, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&rtemp=5", games=4)
 differs(temp5, plain0, "rtemp=5 played the same games as rtemp=1")
-for bad, want in (("z=-1", "z=-1: must be a number"), ("peek=3", "peek=3: must be an integer in [0, 2]"),
+tree1, _ = match(f"search:{run}?sims=8&k=1&cap=40")
+same(tree1, net, "sims=8 k=1 and the network")
+trees = [match(f"search:{run}?sims=24&wave=8&chunk=8&cap=40&depth=0&sched={s}", games=4) for s in ("recursive", "pooled")]
+same(trees[0][0], trees[1][0], "sims=24 under recursive and pooled")
+tree_searched = cost(trees[0][1], "sims=24")[1]
+tree_per = float(trees[0][1].split("overriding the network): ")[1].split(" rollouts")[0]) if "overriding the network): " in trees[0][1] else 0
+if tree_searched < 5 or "tree: " not in trees[0][1] or abs(tree_per - 24 * tree_searched / trees[0][0]["decisions0"]) > 0.06:
+    print(f"FAIL: sims=24: {tree_searched} searched decisions, {tree_per} rollouts a decision over {trees[0][0]['decisions0']}: "
+          f"want 24 a searched decision and a tree line: {trees[0][1][-400:]}")
+    sys.exit(1)
+flat_same_deals, _ = match(f"search:{run}?k=3&n=8&chunk=8&cap=40&depth=0", games=4)
+differs(trees[0][0], flat_same_deals, "sims=24 played the same games as the flat search")
+for bad, want in (("sims=4&belief=2", "sims=4 (the tree over the turn) with belief"), ("sims=4&wave=0", "wave=0: must be an integer in [1, 4096]"),
+                  ("z=-1", "z=-1: must be a number"), ("peek=3", "peek=3: must be an integer in [0, 2]"),
                   ("win=-1", "win=-1: must be a number ≥ 0"), ("rtemp=0", "rtemp=0: must be a number > 0"),
                   ("rtemp=2&rollout=greedy", "rtemp=2 needs sampled rollouts")):
     p = subprocess.run([arena, "--bot0", f"search:{run}?{bad}", "--bot1", "random", "--games", "2"], capture_output=True, text=True)
@@ -207,4 +224,5 @@ print(f"ok: search k=1 n=1 plays the network's {net['decisions0']} moves exactly
       f"reproducibly; the same under recursive, interleaved and pooled ({forwards[0]}, {forwards[1]}, {forwards[2]} forwards); "
       f"belief=2 weighed {weighed} decisions (effective pool {effective:.1f} of 8), the same under two schedulers; "
       f"reply=3 played 12 rollouts a searched decision, the same under two schedulers, other games than reply=1; "
-      f"z=1000 overrode {overrides(errzbig)} decisions where z=0 overrode {overrides(errz0)}; peek=2 played other games; win=1000 played other games than win=0; rtemp=5 other games than rtemp=1")
+      f"z=1000 overrode {overrides(errzbig)} decisions where z=0 overrode {overrides(errz0)}; peek=2 played other games; win=1000 played other games than win=0; rtemp=5 other games than rtemp=1; "
+      f"sims=8 k=1 is the network; sims=24 searched {tree_searched} decisions, the same under recursive and pooled, other games than the flat search")

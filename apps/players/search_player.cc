@@ -18,6 +18,7 @@
 #include "engine/traversal/determinized_search.h"
 #include "engine/traversal/traversal.h"
 #include "engine/traversal/traversal_games.h"
+#include "engine/traversal/turn_tree.h"
 #include "sched/evaluator.h"
 #include "sched/scheduler.h"
 
@@ -44,7 +45,7 @@ double parse_real(const std::string& key, const std::string& v, double lo, doubl
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 constexpr std::string_view kSearchKeys =
-    "k, n, prior, z, cap, depth, rollout, sched, chunk, belief, pool, btemp, ess, reply, peek, win, rtemp";
+    "k, n, prior, z, cap, depth, rollout, sched, chunk, belief, pool, btemp, ess, reply, peek, win, rtemp, sims, wave, c, turn";
 
 }  // namespace
 
@@ -97,6 +98,14 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
       o.win = parse_real(key, v, 0, kInf, false, "≥ 0");
     } else if (key == "rtemp") {
       o.rollout_temp = parse_real(key, v, 0, kInf, true, "> 0");
+    } else if (key == "sims") {
+      o.sims = parse_int(key, v, 0, 65536);
+    } else if (key == "turn") {
+      o.turn_depth = parse_int(key, v, 1, kMaxTurnDepth);
+    } else if (key == "wave") {
+      o.wave = parse_int(key, v, 1, 4096);
+    } else if (key == "c") {
+      o.puct = parse_real(key, v, 0, kInf, false, "≥ 0");
     } else if (key == "peek") {
       o.peek = parse_int(key, v, 0, 2);
     } else if (key == "btemp") {
@@ -249,6 +258,12 @@ class SearchBatchBot final : public lc::BatchBot {
       candidates[i].assign(ids.begin(), ids.begin() + k);
       actions[i] = candidates[i][0];  // the network's move, unless search finds better
     }
+    if (o_.sims > 0) {  // a tree over the turn instead
+      tree_search(states, games, prior, candidates, actions);
+      decisions_ += static_cast<long>(n);
+      seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return;
+    }
     // Rollouts: each candidate of each decision on the same deals.
     std::vector<Rollout> rolls;
     for (std::size_t i = 0; i < n; ++i) {
@@ -283,31 +298,7 @@ class SearchBatchBot final : public lc::BatchBot {
           }
       }
     }
-    if (bot_) {  // a bot plays both sides: no forwards
-      for (Rollout& r : rolls)
-        for (; !r.s.is_terminal() && r.steps < o_.rollout_cap; ++r.steps, ++rollout_moves_)
-          r.s.apply_action(bot_->choose_action(r.s, r.rng));
-    } else if (!rolls.empty()) {
-      // Every rollout a coroutine; the scheduler batches their queries (its RNG streams are not
-      // used: each rollout draws from its own, fixed by game, move and deal).
-      TraversalJob job{.iteration = 1,
-                       .traverser = 0,
-                       .num_traversals = static_cast<int>(rolls.size()),
-                       .first_index = 0,
-                       .seed = kSearchStream,
-                       .input_width = game_.input_width(),
-                       .output_width = 1,
-                       .start = [&](TraversalContext& ctx) {
-                         return search_rollout(ctx, game_, rolls[static_cast<std::size_t>(ctx.index)], o_.rollout_cap,
-                                               o_.sampled_rollouts, o_.rollout_temp, o_.depth, policy_.value_scale());
-                       }};
-      Evaluator* value = value_ ? value_.get() : policy_.value();
-      Evaluator* nets[] = {&net_, value != nullptr ? value : &net_};
-      NoSamples sink;
-      const RunStats st = scheduler_->run(job, nets, sink);
-      rollout_moves_ += st.nodes;
-      forwards_ += st.batch.forwards;
-    }
+    run_rollouts(rolls);
     // Values: the final score difference from the decider's seat (win_shaped by win=W, else by the
     // checkpoint's mmd.win_reward, as its value leaves are; with reply=M, the least of a
     // (candidate, deal)'s M copies), tallied deal by deal for the prior bonus and the paired test.
@@ -320,8 +311,7 @@ class SearchBatchBot final : public lc::BatchBot {
       double v = 1e300;
       for (std::size_t i = t; i < t + M; ++i) {
         const Rollout& r = rolls[i];
-        v = std::min(v, std::isnan(r.leaf) ? win_shaped(r.s.returns(r.me), win_reward)
-                                           : (r.s.current_player() == r.me ? r.leaf : -r.leaf));  // zero-sum
+        v = std::min(v, rollout_value(r, win_reward));
       }
       const std::size_t d = rolls[t].decision, c = rolls[t].candidate, k = candidates[d].size();
       deal_values[c] = v;
@@ -347,17 +337,180 @@ class SearchBatchBot final : public lc::BatchBot {
         "{:.2f} ms per decision; {} forwards\n",
         name_, decisions_, searched_, overrides_, static_cast<double>(rollouts_) / decisions_,
         static_cast<double>(rollout_moves_) / decisions_, 1e3 * seconds_ / decisions_, forwards_);
+    if (tree_nodes_ > 0)
+      std::cerr << fmt::format("{}: tree: {:.2f} nodes a searched decision\n", name_,
+                               static_cast<double>(tree_nodes_) / static_cast<double>(searched_));
     if (weighed_ > 0)
       std::cerr << fmt::format(
           "{}: belief over {} decisions: {:.1f} past opponent decisions a deal, effective pool {:.1f} of {}, mean exponent "
           "{:.3f}\n",
           name_, weighed_, static_cast<double>(past_rows_) / static_cast<double>(weighed_ * pool_size()),
           ess_ / static_cast<double>(weighed_), pool_size(), beta_sum_ / static_cast<double>(weighed_));
-    decisions_ = searched_ = overrides_ = rollouts_ = rollout_moves_ = forwards_ = weighed_ = past_rows_ = 0;
+    decisions_ = searched_ = overrides_ = rollouts_ = rollout_moves_ = forwards_ = weighed_ = past_rows_ = tree_nodes_ = 0;
     seconds_ = ess_ = beta_sum_ = 0;
   }
 
  private:
+  /// Finishes every rollout: a bot for both sides, or the network through the scheduler (every
+  /// rollout a coroutine, its queries batched; its RNG streams are not used: each rollout draws
+  /// from its own, fixed by game, move and deal).
+  void run_rollouts(std::vector<Rollout>& rolls) {
+    if (bot_) {  // a bot plays both sides: no forwards
+      for (Rollout& r : rolls)
+        for (; !r.s.is_terminal() && r.steps < o_.rollout_cap; ++r.steps, ++rollout_moves_)
+          r.s.apply_action(bot_->choose_action(r.s, r.rng));
+    } else if (!rolls.empty()) {
+      TraversalJob job{.iteration = 1,
+                       .traverser = 0,
+                       .num_traversals = static_cast<int>(rolls.size()),
+                       .first_index = 0,
+                       .seed = kSearchStream,
+                       .input_width = game_.input_width(),
+                       .output_width = 1,
+                       .start = [&](TraversalContext& ctx) {
+                         return search_rollout(ctx, game_, rolls[static_cast<std::size_t>(ctx.index)], o_.rollout_cap,
+                                               o_.sampled_rollouts, o_.rollout_temp, o_.depth, policy_.value_scale());
+                       }};
+      Evaluator* value = value_ ? value_.get() : policy_.value();
+      Evaluator* nets[] = {&net_, value != nullptr ? value : &net_};
+      NoSamples sink;
+      const RunStats st = scheduler_->run(job, nets, sink);
+      rollout_moves_ += st.nodes;
+      forwards_ += st.batch.forwards;
+    }
+  }
+
+  /// A finished rollout's value from its decider's seat: the value network's leaf (zero-sum), or
+  /// the return as it stands, win_shaped by `win_reward`.
+  static double rollout_value(const Rollout& r, double win_reward) {
+    return std::isnan(r.leaf) ? win_shaped(r.s.returns(r.me), win_reward) : (r.s.current_player() == r.me ? r.leaf : -r.leaf);
+  }
+
+  /// sims=S: a tree over each decider's turn (engine/traversal/turn_tree.h): sequential halving
+  /// over its `candidates` at the root, S simulations at most. Deal j of a root move is resampled
+  /// from derive_seed(kSearchStream, g, m, j) and its rollout draws from derive_seed(kSearchStream
+  /// + 1, g, m, j), as the flat search's deal j: root moves compare on common deals. Each round runs
+  /// in waves of `wave` simulations a decision, deal by deal; a wave selects in a fixed order,
+  /// expands the nodes it reached with one forward, runs its rollouts through the scheduler and
+  /// backs up in the same order, so the choice depends only on the decision (and, with chunk=N, on
+  /// no scheduler).
+  void tree_search(std::span<const lc::State* const> states, std::span<const int> games,
+                   const std::vector<std::array<float, kMaxTraversalActions>>& prior,
+                   const std::vector<std::vector<int>>& candidates, std::span<int> actions) {
+    struct Sim {
+      std::size_t decision;
+      int deal = 0;
+      int len = 0;
+      std::array<TurnEdge, kMaxTurnDepth> path{};
+      std::uint64_t key = 0;  // the node to expand (path's last edge), with expand
+      bool expand = false;
+    };
+    const std::size_t n = states.size(), W = static_cast<std::size_t>(game_.input_width());
+    const int A = game_.num_actions();
+    const double win_reward = std::isnan(o_.win) ? policy_.win_reward() : o_.win;
+    key_in_.resize(W);
+    auto key = [&](const lc::State& s, int me) {
+      game_.encode(s, me, key_in_.data());
+      return encoding_key(key_in_);
+    };
+    if (trees_.size() < n) trees_.resize(n);
+    std::vector<std::vector<int>> in(n);  // per decision, the root moves still in
+    std::vector<int> rounds_of(n, 0);     // per decision, ⌈log2 k⌉
+    int rounds = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (candidates[i].size() < 2) continue;
+      in[i] = candidates[i];
+      trees_[i].reset(key(*states[i], states[i]->current_player()), states[i]->legal_mask(), prior[i].data());
+      rounds_of[i] = static_cast<int>(std::bit_width(candidates[i].size() - 1));
+      rounds = std::max(rounds, rounds_of[i]);
+    }
+    std::vector<Sim> sims;
+    std::vector<Rollout> rolls;
+    std::vector<const lc::State*> grow;
+    std::vector<std::size_t> grow_sim;
+    std::array<float, kMaxTraversalActions> probs{};
+    for (int round = 0; round < rounds; ++round) {
+      // This round's schedule per decision: deal by deal, each move still in.
+      std::vector<int> per_move(n, 0);
+      int longest = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        if (in[i].size() > 1) {
+          per_move[i] = std::max(1, o_.sims / rounds_of[i] / static_cast<int>(in[i].size()));
+          longest = std::max(longest, per_move[i] * static_cast<int>(in[i].size()));
+        }
+      for (int from = 0; from < longest; from += o_.wave) {
+        sims.clear();
+        rolls.clear();
+        for (std::size_t i = 0; i < n; ++i) {
+          const int total = per_move[i] * static_cast<int>(in[i].size());
+          if (from >= total) continue;
+          TurnTree& tree = trees_[i];
+          const int me = states[i]->current_player();
+          const auto g = static_cast<std::uint64_t>(games[i]), m = static_cast<std::uint64_t>(states[i]->move_count());
+          for (int t = from; t < std::min(total, from + o_.wave); ++t) {
+            Sim sim{.decision = i};
+            int node = 0, a = in[i][static_cast<std::size_t>(t) % in[i].size()];
+            sim.deal = tree.take_root(a);
+            lc::State s = *states[i];
+            Rng deal_rng(derive_seed(kSearchStream, g, m, static_cast<std::uint64_t>(sim.deal)));
+            s.resample_hidden(me, deal_rng);
+            for (;;) {
+              sim.path[static_cast<std::size_t>(sim.len++)] = {node, a};
+              s.apply_action(a);
+              if (s.is_terminal() || s.current_player() != me || sim.len == o_.turn_depth) break;
+              const std::uint64_t k = key(s, me);
+              const int next = tree.child(node, a, k);
+              if (next == kNoNode) {
+                sim.expand = !tree.has_child(node, a);
+                sim.key = k;
+                break;
+              }
+              node = next;
+              a = tree.select(node, o_.puct);
+            }
+            rolls.push_back(Rollout{std::move(s), Rng(derive_seed(kSearchStream + 1, g, m, static_cast<std::uint64_t>(sim.deal))),
+                                    i, sims.size(), 0, me});
+            sims.push_back(sim);
+          }
+        }
+        // The nodes this wave reached, expanded with the network's probabilities there.
+        grow.clear();
+        grow_sim.clear();
+        for (std::size_t t = 0; t < sims.size(); ++t)
+          if (sims[t].expand) {
+            grow.push_back(&rolls[t].s);
+            grow_sim.push_back(t);
+          }
+        if (!grow.empty()) {
+          forward(grow);
+          for (std::size_t r = 0; r < grow.size(); ++r) {
+            const Sim& sim = sims[grow_sim[r]];
+            const ActionMask legal = grow[r]->legal_mask();
+            probs.fill(0.0F);
+            masked_softmax(out_.data() + r * static_cast<std::size_t>(A), legal, A, probs.data());
+            const TurnEdge& last = sim.path[static_cast<std::size_t>(sim.len - 1)];
+            trees_[sim.decision].expand(last.node, last.action, sim.key, legal, probs.data());
+          }
+        }
+        run_rollouts(rolls);
+        for (std::size_t t = 0; t < sims.size(); ++t)
+          trees_[sims[t].decision].backup(std::span<const TurnEdge>(sims[t].path.data(), static_cast<std::size_t>(sims[t].len)),
+                                          sims[t].deal, rollout_value(rolls[t], win_reward));
+        rollouts_ += static_cast<long>(rolls.size());
+      }
+      for (std::size_t i = 0; i < n; ++i)
+        if (in[i].size() > 1) trees_[i].halve(in[i]);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      if (candidates[i].size() < 2) continue;
+      const int first = candidates[i][0];  // the network's most probable move
+      actions[i] = trees_[i].choose(in[i][0], first, o_.z);
+      if (actions[i] != first) ++overrides_;
+      ++searched_;
+      tree_nodes_ += trees_[i].size();
+    }
+  }
+
   void forward(const std::vector<const lc::State*>& states) { forward_states(net_, game_, states, in_, out_, legal_); }
 
   int pool_size() const noexcept { return o_.pool > 0 ? o_.pool : 4 * o_.deals; }
@@ -448,8 +601,11 @@ class SearchBatchBot final : public lc::BatchBot {
   std::unique_ptr<lc::Bot> bot_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unordered_map<int, lc::OpponentTurns> turns_;  // per live game, with belief=L
-  std::vector<lc::PastDecision> past_;                // one deal's rebuilt history (reused)
-  std::vector<lc::State> past_states_;                // a decision's pool of rebuilt histories (reused)
+  std::vector<TurnTree> trees_;                       // sims=S: one per pending decision (reused)
+  std::vector<float> key_in_;                         // an information state's encoding, for its key
+  long tree_nodes_ = 0;
+  std::vector<lc::PastDecision> past_;  // one deal's rebuilt history (reused)
+  std::vector<lc::State> past_states_;  // a decision's pool of rebuilt histories (reused)
   long weighed_ = 0, past_rows_ = 0;
   double ess_ = 0, beta_sum_ = 0;
   long decisions_ = 0, searched_ = 0, overrides_ = 0, rollouts_ = 0, rollout_moves_ = 0, forwards_ = 0;
@@ -481,6 +637,13 @@ std::unique_ptr<lc::BatchBot> make_search_player(const std::string& spec, const 
   if (o.rollout_temp != 1.0 && !o.sampled_rollouts)
     throw InputError(
         fmt::format("search:{}: rtemp={} needs sampled rollouts (rollout=sampled, the default)", path, o.rollout_temp));
+  if (o.sims > 0 && (o.belief_turns > 0 || o.replies > 1 || o.peek > 0 || !o.rollout_bot.empty()))
+    throw InputError(fmt::format("search:{}: sims={} (the tree over the turn) with {}: that key belongs to the flat search", path,
+                                 o.sims,
+                                 o.belief_turns > 0 ? "belief"
+                                 : o.replies > 1    ? "reply"
+                                 : o.peek > 0       ? "peek"
+                                                    : "rollout=bot"));
   return std::make_unique<SearchBatchBot>(std::move(p), o, "search:" + spec);  // named as given, like checkpoint:PATH
 }
 

@@ -57,10 +57,19 @@ struct SearchOptions {
   /// search weighs winning beside the score difference at every decision. Unset (NaN): the
   /// checkpoint's mmd.win_reward, as its value leaves are.
   double win = std::nan("");
+  /// sims=S > 0: a tree over the decider's turn instead of the flat search (engine/traversal/turn_tree.h,
+  /// docs/search.md "A tree over the turn"): S simulations, each a deal, a PUCT descent through the
+  /// turn's decisions and a rollout as above (depth, rtemp, win, cap); the root's choice is the most
+  /// visited move that passes the paired test z against the network's first on their common deals.
+  /// k, n, prior, belief, reply, peek and bot rollouts belong to the flat search (refused with it).
+  int sims = 0;
+  int wave = 32;       // wave=B: simulations selected before any returns (their rollouts batched together)
+  double puct = 20.0;  // c=C: PUCT's exploration constant, in the game's return units (score points)
+  int turn_depth = 8;  // turn=D: the turn's first D decisions in the tree (1: the root only; then the rollouts play)
 };
 
 /// Parses "CHECKPOINT?k=3&n=8&prior=20&z=0&cap=200&depth=0&rollout=sampled|greedy|bot:NAME&sched=NAME&chunk=N
-/// &belief=L&pool=M&btemp=T&ess=F&reply=M&peek=0|1|2&win=W&rtemp=T" (all keys optional);
+/// &belief=L&pool=M&btemp=T&ess=F&reply=M&peek=0|1|2&win=W&rtemp=T&sims=S&wave=B&c=C&turn=D" (all keys optional);
 /// InputError naming a bad key or value.
 SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint);
 

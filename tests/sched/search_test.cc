@@ -14,6 +14,7 @@
 #include "engine/games/kuhn.h"
 #include "engine/traversal/determinized_search.h"
 #include "engine/traversal/traversal_games.h"
+#include "engine/traversal/turn_tree.h"
 #include "tests/sched/helpers.h"
 
 using namespace cfr;
@@ -179,4 +180,87 @@ TEST_CASE("determinized search with a paired test overrides on a lead every deal
   CHECK(r.action == kuhn::kBet);  // +2 against −1 on every deal: the difference has no spread
   CHECK(r.value[0] == doctest::Approx(-1.0));
   CHECK(r.value[1] == doctest::Approx(2.0));
+}
+
+// The tree over the turn (engine/traversal/turn_tree.h, the search player's sims=S).
+namespace {
+
+std::array<float, kMaxTraversalActions> tree_probs(std::initializer_list<std::pair<int, float>> p) {
+  std::array<float, kMaxTraversalActions> out{};
+  for (auto [a, x] : p) out[static_cast<std::size_t>(a)] = x;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the turn tree selects below the root by the prior first and a wave spreads") {
+  TurnTree t;
+  const auto p = tree_probs({{0, 0.2F}, {2, 0.7F}, {5, 0.1F}});
+  t.reset(7, 0b100101, p.data());
+  CHECK(t.select(0, 20.0) == 2);  // no visits: the most probable
+  // Virtual visits: the in-flight pick counts, so the next picks go elsewhere before any returns.
+  std::vector<int> picks;
+  for (int i = 0; i < 6; ++i) picks.push_back(t.select(0, 20.0));
+  CHECK(std::count(picks.begin(), picks.end(), 0) >= 1);
+  CHECK(t.node(0).inflight == 7);
+  // The root's deals: the j-th simulation through a move draws deal j, whatever the other moves.
+  TurnTree r;
+  r.reset(7, 0b100101, p.data());
+  CHECK(r.take_root(2) == 0);
+  CHECK(r.take_root(0) == 0);
+  CHECK(r.take_root(2) == 1);
+  CHECK(r.node(0).v[2] == 2);
+}
+
+TEST_CASE("the turn tree backs a value up its path through the turn and halving keeps the better moves") {
+  TurnTree t;
+  const auto p = tree_probs({{0, 0.5F}, {1, 0.3F}, {4, 0.2F}});
+  t.reset(1, 0b10011, p.data());
+  const auto q = tree_probs({{3, 1.0F}});
+  // Move 1 leads to a node of the same turn (key 9); moves 0 and 4 end the turn.
+  std::vector<int> in{0, 1, 4};
+  for (int deal = 0; deal < 10; ++deal)
+    for (int a : in) {
+      REQUIRE(t.take_root(a) == deal);
+      std::vector<TurnEdge> path{{0, a}};
+      if (a == 1) {
+        const int child = t.has_child(0, 1) ? t.child(0, 1, 9) : t.expand(0, 1, 9, 0b1000, q.data());
+        REQUIRE(child == 1);
+        path.push_back({child, t.select(child, 5.0)});
+      }
+      t.backup(path, deal, a == 1 ? 10.0 : (a == 4 ? 4.0 : 0.0));  // move 1 worth 10, 4 worth 4, 0 nothing
+    }
+  CHECK(t.size() == 2);
+  CHECK(t.child(0, 1, 8) == kNoNode);  // another information state: not this node
+  CHECK(t.node(0).visits == 30);
+  CHECK(t.node(1).visits == 10);
+  CHECK(t.node(1).w[3] == doctest::Approx(100.0));
+  CHECK(t.mean(4) == doctest::Approx(4.0));
+  t.halve(in);
+  CHECK(in == std::vector<int>{1, 4});  // the better half, rounded up, in the prior's order
+  t.halve(in);
+  CHECK(in == std::vector<int>{1});
+  CHECK(t.paired_z(1, 0) == std::numeric_limits<double>::infinity());  // the same lead on every common deal
+  CHECK(t.choose(1, 0, 1000.0) == 1);
+  CHECK(t.choose(0, 0, 1000.0) == 0);
+}
+
+TEST_CASE("the turn tree's paired test keeps the network's move against a lead the common deals do not confirm") {
+  TurnTree t;
+  const auto p = tree_probs({{0, 0.6F}, {1, 0.4F}});
+  t.reset(1, 0b11, p.data());
+  // Deal j: move 0 is ±20 with the deal, move 1 one more on even deals and half less on odd ones.
+  for (int deal = 0; deal < 60; ++deal)
+    for (int a : {0, 1}) {
+      REQUIRE(t.take_root(a) == deal);
+      const double base = deal % 2 == 0 ? 20.0 : -20.0;
+      const std::array<TurnEdge, 1> path{TurnEdge{0, a}};
+      t.backup(path, deal, a == 0 ? base : base + (deal % 2 == 0 ? 1.0 : -0.5));
+    }
+  const double z = t.paired_z(1, 0);  // mean 0.25, sd 0.76 over 60 deals: about 2.5
+  CHECK(z > 2.0);
+  CHECK(z < 3.0);
+  CHECK(t.choose(1, 0, z + 0.01) == 0);  // the test keeps the network's move
+  CHECK(t.choose(1, 0, z - 0.01) == 1);
+  CHECK(t.choose(1, 0, 0.0) == 1);  // no test
 }
