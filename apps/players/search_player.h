@@ -10,7 +10,10 @@
 // suspends at each network query, and a scheduler (sched=NAME, as in cfr-run) batches the queries of all the rollouts of all the
 // games a match has pending, exactly as it batches traversals; with chunk=N every forward has N rows, so the moves chosen are the
 // same under every scheduler. The rule itself (candidates, the prior, the choice) is
-// engine/traversal/determinized_search.h's, shared with MMD's search teacher.
+// engine/traversal/determinized_search.h's, shared with MMD's search teacher. With sims=S the
+// player searches a tree over its turn instead (engine/traversal/turn_tree.h: sequential halving
+// over the top-k moves at the root on common deals, PUCT through the rest of the turn, the same
+// rollouts below it; docs/search.md "A tree over the turn").
 #include <cmath>
 #include <cstdint>
 #include <memory>
