@@ -387,7 +387,7 @@ class SearchBatchBot final : public lc::BatchBot {
   }
 
   /// sims=S: a tree over each decider's turn (engine/traversal/turn_tree.h): sequential halving
-  /// over its `candidates` at the root, S simulations at most. Deal j of a root move is resampled
+  /// over its `candidates` at the root (S/⌈log2 k⌉ simulations a round, at least one a move). Deal j of a root move is resampled
   /// from derive_seed(kSearchStream, g, m, j) and its rollout draws from derive_seed(kSearchStream
   /// + 1, g, m, j), as the flat search's deal j: root moves compare on common deals. Each round runs
   /// in waves of `wave` simulations a decision, deal by deal; a wave selects in a fixed order,

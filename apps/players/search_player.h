@@ -61,10 +61,12 @@ struct SearchOptions {
   /// checkpoint's mmd.win_reward, as its value leaves are.
   double win = std::nan("");
   /// sims=S > 0: a tree over the decider's turn instead of the flat search (engine/traversal/turn_tree.h,
-  /// docs/search.md "A tree over the turn"): S simulations, each a deal, a PUCT descent through the
-  /// turn's decisions and a rollout as above (depth, rtemp, win, cap); the root's choice is the most
-  /// visited move that passes the paired test z against the network's first on their common deals.
-  /// k, n, prior, belief, reply, peek and bot rollouts belong to the flat search (refused with it).
+  /// docs/search.md "A tree over the turn"): sequential halving over the network's k most probable
+  /// moves at the root on common deals (S/⌈log2 k⌉ simulations a round, split between the moves
+  /// still in, at least one each), each simulation a deal, the rest of the turn by PUCT, then a
+  /// rollout as above (depth, rtemp, win, cap); the move the halving leaves is played if it passes
+  /// the paired test z against the network's first on their common deals. n and prior are the flat
+  /// search's (unused); belief, reply, peek and bot rollouts are refused with it.
   int sims = 0;
   int wave = 32;       // wave=B: simulations selected before any returns (their rollouts batched together)
   double puct = 20.0;  // c=C: PUCT's exploration constant, in the game's return units (score points)
