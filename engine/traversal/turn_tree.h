@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "engine/core/game.h"
+#include "engine/traversal/determinized_search.h"
 #include "engine/traversal/traversal.h"
 
 namespace cfr {
@@ -162,22 +163,14 @@ class TurnTree {
   int choose(int last, int first, double z) const { return last == first || z <= 0 || paired_z(last, first) > z ? last : first; }
 
   /// Root action a's mean lead over b on the deals both were valued on, in standard errors of that
-  /// mean (±inf when every deal gives the same nonzero lead; 0 with fewer than 2 common deals).
+  /// mean: the flat search's paired test (SearchTally::paired_z) over their common deals.
   double paired_z(int a, int b) const {
     const auto& da = root_deals_[static_cast<std::size_t>(a)];
     const auto& db = root_deals_[static_cast<std::size_t>(b)];
-    double n = 0, s = 0, s2 = 0;
+    SearchTally t;
     for (std::size_t j = 0; j < std::min(da.size(), db.size()); ++j)
-      if (!std::isnan(da[j]) && !std::isnan(db[j])) {
-        const double d = da[j] - db[j];
-        n += 1;
-        s += d;
-        s2 += d * d;
-      }
-    if (n < 2) return 0.0;
-    const double mean = s / n, var = std::max(0.0, (s2 / n - mean * mean) * n / (n - 1));
-    if (var == 0.0) return mean > 0 ? INFINITY : (mean < 0 ? -INFINITY : 0.0);
-    return mean / std::sqrt(var / n);
+      if (!std::isnan(da[j]) && !std::isnan(db[j])) t.add_deal(std::array<double, 2>{db[j], da[j]});
+    return t.paired_z(1);
   }
 
   const Node& node(int id) const { return nodes_[static_cast<std::size_t>(id)]; }
