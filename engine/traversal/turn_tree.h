@@ -142,7 +142,7 @@ class TurnTree {
   }
 
   /// A finished simulation: `value` (the decider's) to every edge of `path`; `deal` is the deal
-  /// select() gave it at the root.
+  /// take_root() gave it.
   void backup(std::span<const TurnEdge> path, int deal, double value) {
     for (const TurnEdge& e : path) {
       Node& x = nodes_[static_cast<std::size_t>(e.node)];
