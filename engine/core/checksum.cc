@@ -22,6 +22,8 @@ std::string hex(const XXH128_hash_t& h) { return fmt::format("{:016x}{:016x}", h
 
 std::string checksum_of(std::string_view bytes) { return hex(XXH3_128bits(bytes.data(), bytes.size())); }
 
+std::uint64_t hash64(std::string_view bytes) noexcept { return XXH3_64bits(bytes.data(), bytes.size()); }
+
 FileChecksum file_checksum(const std::string& path) {
   require_readable_file(path);
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), std::fclose);

@@ -10,6 +10,9 @@ namespace cfr {
 /// XXH3-128 of `bytes` as 32 lowercase hex digits.
 std::string checksum_of(std::string_view bytes);
 
+/// XXH3-64 of `bytes`: a key for in-memory lookups (e.g. an information state's encoding).
+std::uint64_t hash64(std::string_view bytes) noexcept;
+
 struct FileChecksum {
   std::int64_t bytes = 0;
   std::string digest;  // checksum_of the file's content

@@ -33,8 +33,10 @@
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
+#include "engine/core/checksum.h"
 #include "engine/core/game.h"
 #include "engine/traversal/determinized_search.h"
 #include "engine/traversal/traversal.h"
@@ -190,17 +192,9 @@ class TurnTree {
   std::array<std::vector<double>, kMaxTraversalActions> root_deals_;  // root action → its value on deal j (NaN: none)
 };
 
-/// FNV-1a over a float row's bytes: an information state's key from its encoding.
+/// An information state's key: the hash of its encoding's bytes.
 inline std::uint64_t encoding_key(std::span<const float> row) noexcept {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (const float f : row) {
-    const auto u = std::bit_cast<std::uint32_t>(f);
-    for (int b = 0; b < 4; ++b) {
-      h ^= (u >> (8 * b)) & 0xFFU;
-      h *= 0x100000001b3ULL;
-    }
-  }
-  return h;
+  return hash64(std::string_view(reinterpret_cast<const char*>(row.data()), row.size_bytes()));
 }
 
 }  // namespace cfr
