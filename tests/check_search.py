@@ -25,6 +25,13 @@ check_search.py --value CFR_ARENA MMD_RUN_DIR DEEP_CFR_RUN_DIR: its value leaves
      network's moves with k=1; sims=24&wave=8&chunk=8 searches (its cost line: 24 rollouts a searched
      decision, and a tree line), the same under recursive and pooled, other games than the flat
      search on the same deals; sims with belief, and wave=0, are refused (exit 2).
+ 12. opp=MODEL|... (who plays the opponent in the rollouts): opp=net is the same match as without
+     it; opp=bot:heuristic_balanced plays other games; opp=bot:random|bot:heuristic_balanced weighs
+     the models by the opponent's moves, most of the posterior on bot:random against the random
+     bot and on bot:heuristic_balanced against heuristic_balanced; with net among the models too
+     (the network's likelihood), the same match under recursive and pooled (each rollout its own
+     bot instance); a model that is neither net nor bot:NAME, an
+     unknown bot, opp with sims, and eps=0 are refused (exit 2).
 Prints "ok: ..." or "FAIL: ..." (exit 1)."""
 import json
 import subprocess
@@ -34,8 +41,8 @@ value_mode = sys.argv[1] == "--value"
 arena, run = sys.argv[2:4] if value_mode else sys.argv[1:3]
 
 
-def match(bot0, games=10):
-    p = subprocess.run([arena, "--bot0", bot0, "--bot1", "random", "--games", str(games), "--seed", "3", "--json"],
+def match(bot0, games=10, bot1="random"):
+    p = subprocess.run([arena, "--bot0", bot0, "--bot1", bot1, "--games", str(games), "--seed", "3", "--json"],
                        capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         print(f"FAIL: {bot0}: exit {p.returncode}: {p.stderr[-1000:]}")
@@ -212,6 +219,43 @@ if tree_searched < 5 or "tree: " not in trees[0][1] or abs(tree_per - 24 * tree_
     sys.exit(1)
 flat_same_deals, _ = match(f"search:{run}?k=3&n=8&chunk=8&cap=40&depth=0", games=4)
 differs(trees[0][0], flat_same_deals, "sims=24 played the same games as the flat search")
+# opp=MODEL|...: who plays the opponent's moves in the rollouts, several weighed by the opponent's moves.
+opp_net, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&opp=net", games=4)
+same(opp_net, plain0, "opp=net and no opp")
+opp_bot, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&opp=bot:heuristic_balanced", games=4)
+differs(opp_bot, plain0, "opp=bot:heuristic_balanced played the same games as opp=net")
+
+
+def posterior(err, model):
+    """The mean posterior of `model` in the search player's opponent-models line, and the decisions weighed."""
+    try:
+        line = err.split("opponent models over ")[1].split("\n")[0]
+        return float(line.split(f"{model} ")[1].split(",")[0]), int(line.split()[0])
+    except (IndexError, ValueError):
+        print(f"FAIL: no opponent-models line with {model}: {err[-500:]}")
+        sys.exit(1)
+
+
+two = "bot:random|bot:heuristic_balanced"
+_, err_rand = match(f"search:{run}?k=2&n=16&cap=40&opp={two}", games=4)
+p_rand, weighed_rand = posterior(err_rand, "bot:random")
+_, err_bal = match(f"search:{run}?k=2&n=16&cap=40&opp={two}", games=4, bot1="heuristic_balanced")
+p_bal, weighed_bal = posterior(err_bal, "bot:heuristic_balanced")
+if weighed_rand < 10 or weighed_bal < 10 or not p_rand > 0.8 or not p_bal > 0.8:
+    print(f"FAIL: opponent models: against random the posterior of bot:random {p_rand} over {weighed_rand} decisions, against "
+          f"heuristic_balanced that of bot:heuristic_balanced {p_bal} over {weighed_bal}: want both above 0.8")
+    sys.exit(1)
+models = [match(f"search:{run}?k=2&n=4&cap=40&chunk=8&hist=4&opp=net|{two}&sched={s}", games=4, bot1="heuristic_balanced")
+          for s in ("recursive", "pooled")]
+same(models[0][0], models[1][0], "opponent models under recursive and pooled")
+posterior(models[0][1], "net")
+for bad, want in (("opp=bot:heuristic_balanced|bogus", "'bogus' must be net or bot:NAME"), ("opp=bot:nobody", "nobody"),
+                  ("opp=net|bot:random&sims=8", "opp with sims"), ("opp=net|bot:random&eps=0", "eps=0: must be a number in (0, 1]"),
+                  ("opp=net|net", "'net' twice")):
+    p = subprocess.run([arena, "--bot0", f"search:{run}?{bad}", "--bot1", "random", "--games", "2"], capture_output=True, text=True)
+    if p.returncode != 2 or want not in p.stderr:
+        print(f"FAIL: search {bad}: exit {p.returncode}: {p.stderr}")
+        sys.exit(1)
 for bad, want in (("sims=4&belief=2", "sims=4 (the tree over the turn) with belief"), ("sims=4&wave=0", "wave=0: must be an integer in [1, 4096]"),
                   ("z=-1", "z=-1: must be a number"), ("peek=3", "peek=3: must be an integer in [0, 2]"),
                   ("win=-1", "win=-1: must be a number ≥ 0"), ("rtemp=0", "rtemp=0: must be a number > 0"),
@@ -225,4 +269,6 @@ print(f"ok: search k=1 n=1 plays the network's {net['decisions0']} moves exactly
       f"belief=2 weighed {weighed} decisions (effective pool {effective:.1f} of 8), the same under two schedulers; "
       f"reply=3 played 12 rollouts a searched decision, the same under two schedulers, other games than reply=1; "
       f"z=1000 overrode {overrides(errzbig)} decisions where z=0 overrode {overrides(errz0)}; peek=2 played other games; win=1000 played other games than win=0; rtemp=5 other games than rtemp=1; "
-      f"sims=8 k=1 is the network; sims=24 searched {tree_searched} decisions, the same under recursive and pooled, other games than the flat search")
+      f"sims=8 k=1 is the network; sims=24 searched {tree_searched} decisions, the same under recursive and pooled, other games than the flat search; "
+      f"opp=net is the network's rollouts, opp=bot:heuristic_balanced other games; the posterior of bot:random {p_rand:.2f} "
+      f"against random, of bot:heuristic_balanced {p_bal:.2f} against it, the same under recursive and pooled")

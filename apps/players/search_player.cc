@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -43,9 +44,13 @@ double parse_real(const std::string& key, const std::string& v, double lo, doubl
   return x;
 }
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr std::size_t kMaxOpponentModels = 16;
+constexpr int kBotDraws = 16;  // draws of a bot that consults its RNG, to estimate its probability of a move
 
 constexpr std::string_view kSearchKeys =
-    "k, n, prior, z, cap, depth, rollout, sched, chunk, belief, pool, btemp, ess, reply, peek, win, rtemp, sims, wave, c, turn";
+    "k, n, prior, z, cap, depth, rollout, opp, hist, eps, sched, chunk, belief, pool, btemp, ess, reply, peek, win, rtemp, sims, "
+    "wave, c, "
+    "turn";
 
 }  // namespace
 
@@ -80,6 +85,25 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
       else if (v != "sampled" && v != "greedy")
         throw InputError(fmt::format("search: rollout={}: must be sampled, greedy or bot:NAME", v));
       o.sampled_rollouts = v == "sampled";
+    } else if (key == "opp") {
+      o.opponent_models.clear();
+      for (std::size_t from = 0; from <= v.size();) {
+        const auto bar = std::min(v.find('|', from), v.size());
+        const std::string m = v.substr(from, bar - from);
+        if (m != "net" && (m.rfind("bot:", 0) != 0 || m.size() == 4))
+          throw InputError(
+              fmt::format("search: opp={}: '{}' must be net or bot:NAME (who plays the opponent in the rollouts)", v, m));
+        if (std::find(o.opponent_models.begin(), o.opponent_models.end(), m) != o.opponent_models.end())
+          throw InputError(fmt::format("search: opp={}: '{}' twice", v, m));
+        o.opponent_models.push_back(m);
+        from = bar + 1;
+      }
+      if (o.opponent_models.size() > kMaxOpponentModels)
+        throw InputError(fmt::format("search: opp={}: at most {} models", v, kMaxOpponentModels));
+    } else if (key == "hist") {
+      o.model_turns = parse_int(key, v, 1, 64);
+    } else if (key == "eps") {
+      o.model_noise = parse_real(key, v, 0, 1, true, "in (0, 1]");
     } else if (key == "sched") {
       register_builtin_schedulers();
       (void)make_scheduler(v);  // InputError naming the schedulers for an unknown one
@@ -131,6 +155,11 @@ struct Rollout {
   /// The value network's estimate of the final return of the player to move at `s` (score
   /// points), when the rollout stopped at its depth before the end; NaN otherwise.
   double leaf = std::nan("");
+  /// opp=...: the index of the model that plays the opponent's moves (into SearchOptions::opponent_models)
+  /// and its bot, the rollout's own instance (bots are not thread-safe and a scheduler may run
+  /// rollouts on several threads); null: the network.
+  int model = -1;
+  lc::Bot* opp = nullptr;
 };
 
 /// Rollout `r` as a coroutine: each move suspends at the network's query (network 0 of the
@@ -144,6 +173,10 @@ Task<void> search_rollout(TraversalContext& ctx, const LostCitiesTraversalGame& 
   const int start = r.steps;
   const int stop = depth > 0 ? std::min(cap, depth) : cap;
   for (; !r.s.is_terminal() && r.steps < stop; ++r.steps) {
+    if (r.opp != nullptr && r.s.current_player() != r.me) {  // the modelled opponent: no query
+      r.s.apply_action(r.opp->choose_action(r.s, r.rng));
+      continue;
+    }
     const ActionMask legal = r.s.legal_mask();
     float* in = ctx.scratch_input(game.input_width());
     game.encode(r.s, r.s.current_player(), in);
@@ -226,16 +259,23 @@ class SearchBatchBot final : public lc::BatchBot {
         name_(std::move(name)),
         scheduler_((register_builtin_schedulers(), make_scheduler(o_.scheduler))) {
     if (!o_.rollout_bot.empty()) bot_ = lc::make_bot(o_.rollout_bot, policy_.config.rules);  // InputError: unknown bot
+    for (const std::string& m : o_.opponent_models)  // one instance each to weigh the models; InputError: unknown bot
+      model_bots_.push_back(m == "net" ? nullptr : lc::make_bot(m.substr(4), policy_.config.rules));
+    opp_bots_.resize(model_bots_.size());
+    model_mass_.assign(model_bots_.size(), 0.0);
   }
+
+  /// Whether the models are weighed (several of them), so that the opponent's moves are recorded.
+  bool weighs_models() const noexcept { return model_bots_.size() > 1; }
 
   std::string_view name() const noexcept override { return name_; }
 
   // The belief follows each game's moves (the opponent's only; its hand is never read).
   void game_started(int game, int seat, std::uint64_t) override {
-    if (o_.belief_turns > 0) turns_[game].reset(seat);
+    if (o_.belief_turns > 0 || weighs_models()) turns_[game].reset(seat);
   }
   void move_made(int game, const lc::State& before, int action) override {
-    if (o_.belief_turns == 0) return;
+    if (o_.belief_turns == 0 && !weighs_models()) return;
     const auto it = turns_.find(game);
     if (it != turns_.end()) it->second.record(before, action);
   }
@@ -271,6 +311,7 @@ class SearchBatchBot final : public lc::BatchBot {
       const int me = states[i]->current_player();
       const auto g = static_cast<std::uint64_t>(games[i]), m = static_cast<std::uint64_t>(states[i]->move_count());
       const std::vector<int> drawn = deal_indices(*states[i], games[i]);
+      const std::vector<int> models = deal_models(*states[i], games[i], drawn);
       for (int j = 0; j < o_.deals; ++j) {
         lc::State deal = *states[i];
         Rng deal_rng(derive_seed(kSearchStream, g, m, static_cast<std::uint64_t>(drawn[static_cast<std::size_t>(j)])));
@@ -293,6 +334,7 @@ class SearchBatchBot final : public lc::BatchBot {
                       0,
                       me,
                       o_.replies > 1 ? reply : -1};
+            r.model = models[static_cast<std::size_t>(j)];
             r.s.apply_action(candidates[i][c]);
             rolls.push_back(std::move(r));
           }
@@ -346,6 +388,15 @@ class SearchBatchBot final : public lc::BatchBot {
           "{:.3f}\n",
           name_, weighed_, static_cast<double>(past_rows_) / static_cast<double>(weighed_ * pool_size()),
           ess_ / static_cast<double>(weighed_), pool_size(), beta_sum_ / static_cast<double>(weighed_));
+    if (models_weighed_ > 0) {
+      std::string shares;
+      for (std::size_t t = 0; t < model_mass_.size(); ++t)
+        shares += fmt::format("{}{} {:.3f}", t == 0 ? "" : ", ", o_.opponent_models[t],
+                              model_mass_[t] / static_cast<double>(models_weighed_));
+      std::cerr << fmt::format("{}: opponent models over {} decisions (mean posterior): {}\n", name_, models_weighed_, shares);
+    }
+    std::fill(model_mass_.begin(), model_mass_.end(), 0.0);
+    models_weighed_ = 0;
     decisions_ = searched_ = overrides_ = rollouts_ = rollout_moves_ = forwards_ = weighed_ = past_rows_ = tree_nodes_ = 0;
     seconds_ = ess_ = beta_sum_ = 0;
   }
@@ -360,6 +411,14 @@ class SearchBatchBot final : public lc::BatchBot {
         for (; !r.s.is_terminal() && r.steps < o_.rollout_cap; ++r.steps, ++rollout_moves_)
           r.s.apply_action(bot_->choose_action(r.s, r.rng));
     } else if (!rolls.empty()) {
+      for (std::size_t i = 0; i < rolls.size(); ++i) {  // a model's bot: one instance a rollout, made once and reused
+        const int t = rolls[i].model;
+        if (t < 0 || model_bots_[static_cast<std::size_t>(t)] == nullptr) continue;
+        auto& bots = opp_bots_[static_cast<std::size_t>(t)];
+        while (bots.size() <= i)
+          bots.push_back(lc::make_bot(o_.opponent_models[static_cast<std::size_t>(t)].substr(4), policy_.config.rules));
+        rolls[i].opp = bots[i].get();
+      }
       TraversalJob job{.iteration = 1,
                        .traverser = 0,
                        .num_traversals = static_cast<int>(rolls.size()),
@@ -589,6 +648,102 @@ class SearchBatchBot final : public lc::BatchBot {
     return ids;
   }
 
+  /// opp=...: the model (an index into o_.opponent_models; a model whose bot is null is the
+  /// network) that plays the opponent on each of the decision's deals, `drawn` their streams (the
+  /// deal_indices). One model: that one on every deal. Several: each model's likelihood of the
+  /// opponent's last `hist` turns, rebuilt on each deal (lc::OpponentTurns, stream kSearchStream +
+  /// 4; a bot's move is the one seen with probability 1 − eps), averaged over the deals, gives the
+  /// posterior (uniform prior; uniform before the opponent has moved), and deal j plays the model
+  /// whose share of [0, 1) in the posterior's order holds (j + 1/2)/n: the deals are split among
+  /// the models as the posterior says, the same split for every candidate.
+  std::vector<int> deal_models(const lc::State& root, int game, const std::vector<int>& drawn) {
+    const std::size_t T = model_bots_.size(), D = drawn.size();
+    std::vector<int> models(D, T == 0 ? -1 : 0);
+    if (T <= 1) return models;
+    std::vector<double> post(T, 1.0 / static_cast<double>(T));
+    const auto it = turns_.find(game);
+    if (it != turns_.end() && it->second.moves() > 0 && o_.peek == 0 && weigh_models(root, game, it->second, drawn, post)) {
+      for (std::size_t t = 0; t < T; ++t) model_mass_[t] += post[t];
+      ++models_weighed_;
+    }
+    double acc = 0;
+    std::size_t t = 0;
+    for (std::size_t j = 0; j < D; ++j) {
+      const double u = (static_cast<double>(j) + 0.5) / static_cast<double>(D);
+      while (t + 1 < T && acc + post[t] <= u) acc += post[t++];
+      models[j] = static_cast<int>(t);
+    }
+    return models;
+  }
+
+  /// The posterior over the models given the opponent's last `hist` turns (see deal_models), into
+  /// `post`; false (post untouched) when the deals do not continue the recorded moves.
+  bool weigh_models(const lc::State& root, int game, const lc::OpponentTurns& turns, const std::vector<int>& drawn,
+                    std::vector<double>& post) {
+    const std::size_t T = model_bots_.size(), D = drawn.size();
+    const int me = root.current_player(), A = game_.num_actions();
+    const auto g = static_cast<std::uint64_t>(game), mv = static_cast<std::uint64_t>(root.move_count());
+    past_states_.clear();
+    seen_.clear();
+    owner_.clear();
+    for (std::size_t j = 0; j < D; ++j) {
+      lc::State deal = root;
+      const auto stream = static_cast<std::uint64_t>(drawn[j]);
+      Rng deal_rng(derive_seed(kSearchStream, g, mv, stream));
+      deal.resample_hidden(me, deal_rng);
+      Rng history_rng(derive_seed(kSearchStream + 4, g, mv, stream));
+      if (!turns.rebuild(deal, 2 * o_.model_turns, history_rng, past_)) return false;  // not following this game
+      for (lc::PastDecision& d : past_) {
+        past_states_.push_back(std::move(d.state));
+        seen_.push_back(d.seen);
+        owner_.push_back(j);
+      }
+    }
+    std::vector<double> ll(T * D, 0.0);  // model t, deal j at t·D + j
+    float probs[kMaxTraversalActions];
+    for (std::size_t t = 0; t < T; ++t) {
+      if (model_bots_[t] == nullptr) {  // the network: its probability of what was seen
+        std::vector<const lc::State*> rows;
+        rows.reserve(past_states_.size());
+        for (const lc::State& st : past_states_) rows.push_back(&st);
+        forward(rows);
+        for (std::size_t r = 0; r < rows.size(); ++r) {
+          masked_softmax(out_.data() + r * static_cast<std::size_t>(A), rows[r]->legal_mask(), A, probs);
+          double p = 0;
+          for (ActionMask m = seen_[r]; m != 0; m &= m - 1) p += probs[std::countr_zero(m)];
+          ll[t * D + owner_[r]] += std::log(std::max(p, 1e-9));
+        }
+      } else {  // a bot: the share of its choices that make the move seen (one choice if it is
+                // deterministic, kBotDraws draws if not), weighed 1 − eps, eps spread over the legal moves
+        lc::Bot& bot = *model_bots_[t];
+        const int draws = bot.deterministic() ? 1 : kBotDraws;
+        for (std::size_t r = 0; r < past_states_.size(); ++r) {
+          const lc::State& st = past_states_[r];
+          Rng bot_rng(derive_seed(kSearchStream + 5, g, mv, r));
+          int hits = 0;
+          for (int k = 0; k < draws; ++k) hits += static_cast<int>((seen_[r] >> bot.choose_action(st, bot_rng)) & 1U);
+          const double spread = static_cast<double>(std::popcount(seen_[r])) / std::popcount(st.legal_mask());
+          const double p = (1.0 - o_.model_noise) * hits / draws + o_.model_noise * spread;
+          ll[t * D + owner_[r]] += std::log(p);
+        }
+      }
+    }
+    // A model's likelihood: the mean over the deals of exp(ll) (log-sum-exp), then normalised.
+    std::vector<double> lse(T);
+    for (std::size_t t = 0; t < T; ++t) {
+      const double top = *std::max_element(ll.begin() + static_cast<std::ptrdiff_t>(t * D),
+                                           ll.begin() + static_cast<std::ptrdiff_t>((t + 1) * D));
+      double sum = 0;
+      for (std::size_t j = 0; j < D; ++j) sum += std::exp(ll[t * D + j] - top);
+      lse[t] = top + std::log(sum);
+    }
+    const double top = *std::max_element(lse.begin(), lse.end());
+    double sum = 0;
+    for (std::size_t t = 0; t < T; ++t) sum += post[t] = std::exp(lse[t] - top);
+    for (double& p : post) p /= sum;
+    return true;
+  }
+
   CheckpointPolicy policy_;
   std::unique_ptr<ChunkedEvaluator> chunked_;
   Evaluator& net_;
@@ -599,6 +754,10 @@ class SearchBatchBot final : public lc::BatchBot {
   std::vector<float> in_, out_;
   std::vector<ActionMask> legal_;
   std::unique_ptr<lc::Bot> bot_;
+  std::vector<std::unique_ptr<lc::Bot>> model_bots_;             // opp=...: one a model (null: the network)
+  std::vector<std::vector<std::unique_ptr<lc::Bot>>> opp_bots_;  // per model, one a rollout in flight
+  std::vector<double> model_mass_;                               // per model, the posterior summed over weighed decisions
+  long models_weighed_ = 0;
   std::unique_ptr<Scheduler> scheduler_;
   std::unordered_map<int, lc::OpponentTurns> turns_;  // per live game, with belief=L
   std::vector<TurnTree> trees_;                       // sims=S: one per pending decision (reused)
@@ -606,6 +765,8 @@ class SearchBatchBot final : public lc::BatchBot {
   long tree_nodes_ = 0;
   std::vector<lc::PastDecision> past_;  // one deal's rebuilt history (reused)
   std::vector<lc::State> past_states_;  // a decision's pool of rebuilt histories (reused)
+  std::vector<ActionMask> seen_;        // opp=...: per rebuilt decision, the moves seen
+  std::vector<std::size_t> owner_;      // opp=...: per rebuilt decision, its deal
   long weighed_ = 0, past_rows_ = 0;
   double ess_ = 0, beta_sum_ = 0;
   long decisions_ = 0, searched_ = 0, overrides_ = 0, rollouts_ = 0, rollout_moves_ = 0, forwards_ = 0;
@@ -634,6 +795,15 @@ std::unique_ptr<lc::BatchBot> make_search_player(const std::string& spec, const 
   if (o.depth > 0 && !o.rollout_bot.empty())
     throw InputError(
         fmt::format("search:{}: depth={} with rollout=bot:{}: a bot's rollouts play to the end", path, o.depth, o.rollout_bot));
+  if (!o.opponent_models.empty() && (!o.rollout_bot.empty() || o.replies > 1 || o.sims > 0 || o.peek > 0))
+    throw InputError(
+        fmt::format("search:{}: opp with {}: opponent models belong to the flat search with the network's "
+                    "rollouts",
+                    path,
+                    o.replies > 1 ? "reply"
+                    : o.sims > 0  ? "sims"
+                    : o.peek > 0  ? "peek"
+                                  : "rollout=bot"));
   if (o.rollout_temp != 1.0 && !o.sampled_rollouts)
     throw InputError(
         fmt::format("search:{}: rtemp={} needs sampled rollouts (rollout=sampled, the default)", path, o.rollout_temp));

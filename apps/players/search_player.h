@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/games/lost_cities.h"
 #include "engine/games/match.h"
@@ -33,9 +34,19 @@ struct SearchOptions {
   double z = 0.0;
   int rollout_cap = 200;  // moves per rollout, then the score difference as it stands
   int depth = 0;  // depth=D > 0: after D rollout moves the checkpoint's value network values the state (0: play to the end)
-  bool sampled_rollouts = true;           // rollouts sample the network's softmax (false: argmax)
-  double rollout_temp = 1.0;              // rtemp=T: sampled rollouts draw from softmax(logits / T)
-  std::string rollout_bot;                // rollout=bot:NAME: a bot plays both sides of the rollouts instead
+  bool sampled_rollouts = true;  // rollouts sample the network's softmax (false: argmax)
+  double rollout_temp = 1.0;     // rtemp=T: sampled rollouts draw from softmax(logits / T)
+  std::string rollout_bot;       // rollout=bot:NAME: a bot plays both sides of the rollouts instead
+  /// opp=MODEL[|MODEL...], MODEL = net or bot:NAME: who plays the opponent's moves in the
+  /// rollouts (the network always plays the decider's). One model: that one (empty, or net: the
+  /// network plays both sides, as before). Several: at each decision each model's likelihood of
+  /// the opponent's last `hist` turns is measured on every deal's rebuilt history (as belief=L
+  /// rebuilds it), and the deals are shared among the models by their posterior (a uniform prior),
+  /// so that the search plays against who the opponent's moves say it is (docs/search.md
+  /// "Opponent models").
+  std::vector<std::string> opponent_models;
+  int model_turns = 8;       // hist=L: the opponent's last L turns weigh the models
+  double model_noise = 0.1;  // eps=E: a bot's move is the one seen with probability 1 − E (E spread over the legal moves)
   std::string scheduler = "interleaved";  // sched=NAME: the scheduler that batches the rollouts' queries
   int chunk = 0;  // chunk=N: every forward has exactly N rows (batch-invariant: the same result under every scheduler)
   /// belief=L > 0: deals are drawn from a pool weighed by the likelihood of the opponent's last L
@@ -73,7 +84,8 @@ struct SearchOptions {
   int turn_depth = 8;  // turn=D: the turn's first D decisions in the tree (1: the root only; then the rollouts play)
 };
 
-/// Parses "CHECKPOINT?k=3&n=8&prior=20&z=0&cap=200&depth=0&rollout=sampled|greedy|bot:NAME&sched=NAME&chunk=N
+/// Parses
+/// "CHECKPOINT?k=3&n=8&prior=20&z=0&cap=200&depth=0&rollout=sampled|greedy|bot:NAME&opp=net|bot:NAME|...&hist=L&eps=E&sched=NAME&chunk=N
 /// &belief=L&pool=M&btemp=T&ess=F&reply=M&peek=0|1|2&win=W&rtemp=T&sims=S&wave=B&c=C&turn=D" (all keys optional);
 /// InputError naming a bad key or value.
 SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint);
