@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <numeric>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -574,6 +575,50 @@ class SearchBatchBot final : public lc::BatchBot {
 
   int pool_size() const noexcept { return o_.pool > 0 ? o_.pool : 4 * o_.deals; }
 
+  /// The opponent's last `max_moves` recorded moves rebuilt on each deal of `root` drawn from the
+  /// streams `streams` (deal j: derive_seed(kSearchStream, g, m, streams[j]); its history's unknown
+  /// draws from derive_seed(history_stream, g, m, streams[j])), into past_states_, seen_ and
+  /// owner_ (j); false when the deals do not continue the recorded moves (not this game's).
+  bool rebuild_histories(const lc::State& root, int game, const lc::OpponentTurns& turns, std::span<const int> streams,
+                         std::uint64_t history_stream, int max_moves) {
+    const int me = root.current_player();
+    const auto g = static_cast<std::uint64_t>(game), mv = static_cast<std::uint64_t>(root.move_count());
+    past_states_.clear();
+    seen_.clear();
+    owner_.clear();
+    for (std::size_t j = 0; j < streams.size(); ++j) {
+      lc::State deal = root;
+      const auto stream = static_cast<std::uint64_t>(streams[j]);
+      Rng deal_rng(derive_seed(kSearchStream, g, mv, stream));
+      deal.resample_hidden(me, deal_rng);
+      Rng history_rng(derive_seed(history_stream, g, mv, stream));
+      if (!turns.rebuild(deal, max_moves, history_rng, past_)) return false;
+      for (lc::PastDecision& d : past_) {
+        past_states_.push_back(std::move(d.state));
+        seen_.push_back(d.seen);
+        owner_.push_back(j);
+      }
+    }
+    return true;
+  }
+
+  /// Adds to ll[j] the log of the network's probability of the moves seen at each decision that
+  /// rebuild_histories rebuilt on deal j, divided by `temp` (one forward for all of them).
+  void add_network_log_likelihood(std::span<double> ll, double temp) {
+    const int A = game_.num_actions();
+    std::vector<const lc::State*> rows;
+    rows.reserve(past_states_.size());
+    for (const lc::State& s : past_states_) rows.push_back(&s);
+    forward(rows);
+    float probs[kMaxTraversalActions];
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      masked_softmax(out_.data() + r * static_cast<std::size_t>(A), rows[r]->legal_mask(), A, probs);
+      double p = 0;
+      for (ActionMask m = seen_[r]; m != 0; m &= m - 1) p += probs[std::countr_zero(m)];
+      ll[owner_[r]] += std::log(std::max(p, 1e-9)) / temp;
+    }
+  }
+
   /// The indices of the deals (their derive_seed(kSearchStream, g, m, j) streams) the search uses
   /// at `root`: 0..n−1, or with belief=L, n resampled from a pool of pool_size() by the likelihood
   /// the network gives the opponent's last L turns in each (systematic resampling).
@@ -582,36 +627,13 @@ class SearchBatchBot final : public lc::BatchBot {
     for (int j = 0; j < o_.deals; ++j) ids[static_cast<std::size_t>(j)] = j;
     const auto it = turns_.find(game);
     if (o_.belief_turns == 0 || it == turns_.end() || it->second.moves() == 0) return ids;
-    const lc::OpponentTurns& turns = it->second;
-    const int me = root.current_player(), M = pool_size(), A = game_.num_actions();
+    const int M = pool_size();
     const auto g = static_cast<std::uint64_t>(game), mv = static_cast<std::uint64_t>(root.move_count());
+    std::vector<int> pool(static_cast<std::size_t>(M));
+    std::iota(pool.begin(), pool.end(), 0);
+    if (!rebuild_histories(root, game, it->second, pool, kSearchStream + 2, 2 * o_.belief_turns)) return ids;
     std::vector<double> ll(static_cast<std::size_t>(M), 0.0);
-    std::vector<const lc::State*> rows;
-    std::vector<ActionMask> seen;
-    std::vector<std::size_t> owner;
-    past_states_.clear();
-    for (int j = 0; j < M; ++j) {
-      lc::State deal = root;
-      Rng deal_rng(derive_seed(kSearchStream, g, mv, static_cast<std::uint64_t>(j)));
-      deal.resample_hidden(me, deal_rng);
-      Rng history_rng(derive_seed(kSearchStream + 2, g, mv, static_cast<std::uint64_t>(j)));
-      if (!turns.rebuild(deal, 2 * o_.belief_turns, history_rng, past_)) return ids;  // not following this game
-      for (lc::PastDecision& d : past_) {
-        past_states_.push_back(std::move(d.state));
-        seen.push_back(d.seen);
-        owner.push_back(static_cast<std::size_t>(j));
-      }
-    }
-    rows.reserve(past_states_.size());
-    for (const lc::State& s : past_states_) rows.push_back(&s);
-    forward(rows);
-    float probs[kMaxTraversalActions];
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      masked_softmax(out_.data() + r * static_cast<std::size_t>(A), rows[r]->legal_mask(), A, probs);
-      double p = 0;
-      for (ActionMask s = seen[r]; s != 0; s &= s - 1) p += probs[std::countr_zero(s)];
-      ll[owner[r]] += std::log(std::max(p, 1e-9)) / o_.belief_temp;
-    }
+    add_network_log_likelihood(ll, o_.belief_temp);
     // Weights exp(β·ll), β ≤ 1 the largest that keeps the effective pool at ess=F of it (β = 1
     // without ess; bisection), then systematic resampling of n deals from the pool.
     const double top = *std::max_element(ll.begin(), ll.end());
@@ -643,7 +665,7 @@ class SearchBatchBot final : public lc::BatchBot {
       ids[static_cast<std::size_t>(k)] = static_cast<int>(j);
     }
     ++weighed_;
-    past_rows_ += static_cast<long>(rows.size());
+    past_rows_ += static_cast<long>(past_states_.size());
     ess_ += sum * sum / sum2;
     return ids;
   }
@@ -681,38 +703,12 @@ class SearchBatchBot final : public lc::BatchBot {
   bool weigh_models(const lc::State& root, int game, const lc::OpponentTurns& turns, const std::vector<int>& drawn,
                     std::vector<double>& post) {
     const std::size_t T = model_bots_.size(), D = drawn.size();
-    const int me = root.current_player(), A = game_.num_actions();
     const auto g = static_cast<std::uint64_t>(game), mv = static_cast<std::uint64_t>(root.move_count());
-    past_states_.clear();
-    seen_.clear();
-    owner_.clear();
-    for (std::size_t j = 0; j < D; ++j) {
-      lc::State deal = root;
-      const auto stream = static_cast<std::uint64_t>(drawn[j]);
-      Rng deal_rng(derive_seed(kSearchStream, g, mv, stream));
-      deal.resample_hidden(me, deal_rng);
-      Rng history_rng(derive_seed(kSearchStream + 4, g, mv, stream));
-      if (!turns.rebuild(deal, 2 * o_.model_turns, history_rng, past_)) return false;  // not following this game
-      for (lc::PastDecision& d : past_) {
-        past_states_.push_back(std::move(d.state));
-        seen_.push_back(d.seen);
-        owner_.push_back(j);
-      }
-    }
+    if (!rebuild_histories(root, game, turns, drawn, kSearchStream + 4, 2 * o_.model_turns)) return false;
     std::vector<double> ll(T * D, 0.0);  // model t, deal j at t·D + j
-    float probs[kMaxTraversalActions];
     for (std::size_t t = 0; t < T; ++t) {
       if (model_bots_[t] == nullptr) {  // the network: its probability of what was seen
-        std::vector<const lc::State*> rows;
-        rows.reserve(past_states_.size());
-        for (const lc::State& st : past_states_) rows.push_back(&st);
-        forward(rows);
-        for (std::size_t r = 0; r < rows.size(); ++r) {
-          masked_softmax(out_.data() + r * static_cast<std::size_t>(A), rows[r]->legal_mask(), A, probs);
-          double p = 0;
-          for (ActionMask m = seen_[r]; m != 0; m &= m - 1) p += probs[std::countr_zero(m)];
-          ll[t * D + owner_[r]] += std::log(std::max(p, 1e-9));
-        }
+        add_network_log_likelihood(std::span<double>(ll).subspan(t * D, D), 1.0);
       } else {  // a bot: the share of its choices that make the move seen (one choice if it is
                 // deterministic, kBotDraws draws if not), weighed 1 − eps, eps spread over the legal moves
         lc::Bot& bot = *model_bots_[t];
@@ -765,8 +761,8 @@ class SearchBatchBot final : public lc::BatchBot {
   long tree_nodes_ = 0;
   std::vector<lc::PastDecision> past_;  // one deal's rebuilt history (reused)
   std::vector<lc::State> past_states_;  // a decision's pool of rebuilt histories (reused)
-  std::vector<ActionMask> seen_;        // opp=...: per rebuilt decision, the moves seen
-  std::vector<std::size_t> owner_;      // opp=...: per rebuilt decision, its deal
+  std::vector<ActionMask> seen_;        // per rebuilt decision, the moves seen (reused)
+  std::vector<std::size_t> owner_;      // per rebuilt decision, its deal (reused)
   long weighed_ = 0, past_rows_ = 0;
   double ess_ = 0, beta_sum_ = 0;
   long decisions_ = 0, searched_ = 0, overrides_ = 0, rollouts_ = 0, rollout_moves_ = 0, forwards_ = 0;
