@@ -50,8 +50,7 @@ constexpr int kBotDraws = 16;  // draws of a bot that consults its RNG, to estim
 
 constexpr std::string_view kSearchKeys =
     "k, n, prior, z, cap, depth, rollout, opp, hist, eps, sched, chunk, belief, pool, btemp, ess, reply, peek, win, rtemp, sims, "
-    "wave, c, "
-    "turn";
+    "wave, c, turn";
 
 }  // namespace
 
@@ -684,7 +683,7 @@ class SearchBatchBot final : public lc::BatchBot {
     if (T <= 1) return models;
     std::vector<double> post(T, 1.0 / static_cast<double>(T));
     const auto it = turns_.find(game);
-    if (it != turns_.end() && it->second.moves() > 0 && o_.peek == 0 && weigh_models(root, game, it->second, drawn, post)) {
+    if (it != turns_.end() && it->second.moves() > 0 && weigh_models(root, game, it->second, drawn, post)) {
       for (std::size_t t = 0; t < T; ++t) model_mass_[t] += post[t];
       ++models_weighed_;
     }
