@@ -85,7 +85,8 @@ def match(arena, player, opponent, games, seed):
               file=sys.stderr)
         sys.exit(1)
     d = json.loads(r.stdout)
-    for key in ("games", "wins", "draws", "win_rate_lo95", "avg_score_diff", "se_score_diff"):
+    for key in ("games", "wins", "draws", "win_rate", "win_rate_lo95", "win_rate_hi95", "avg_score_diff",
+                "se_score_diff"):
         if key not in d:
             print(f"held_out_styles: cfr-arena's report lacks '{key}'", file=sys.stderr)
             sys.exit(1)

@@ -83,7 +83,8 @@ def main():
         beaten = sum(r["win_rate_lo95"] > 0.5 for r in rows)
         worst = min(r["score_rate"] for r in rows)
         if abs(s["mean_score_rate"] - mean) > 1e-9 or s["variants_beaten"] != beaten or s["worst_score_rate"] != worst:
-            fail(f"player {p!r}: summary {s} does not follow from its rows (mean {mean}, beaten {beaten}, worst {worst})")
+            fail(f"player {p!r}: summary {s} does not follow from its rows "
+                 f"(mean {mean}, beaten {beaten}, worst {worst})")
         if rows[s["worst_variant"]]["score_rate"] != worst:
             fail(f"player {p!r}: worst_variant {s['worst_variant']} is not the worst")
     print(f"ok: held_out_styles: {n} variants, {len(players)} players, {rows_seen} matches of {games} games, "
