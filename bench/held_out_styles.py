@@ -124,7 +124,10 @@ def main():
         bad(f"--json {a.json}: its folder does not exist")
 
     ladder = variants(a.variants, a.style_seed)
-    results = {p: [match(a.arena, p, v, a.games, a.seed) for v in ladder] for p in a.player}
+    results = {p: [] for p in a.player}
+    for v in ladder:  # every player's first match comes first: a player cfr-arena refuses stops the run early
+        for p in a.player:
+            results[p].append(match(a.arena, p, v, a.games, a.seed))
     summary = {}
     for p, rows in results.items():
         worst = min(range(len(rows)), key=lambda i: rows[i]["score_rate"])
