@@ -25,7 +25,8 @@ import random
 import subprocess
 import sys
 
-# The held-out box: (key, low, high, integer). The expert's own values lie inside every range.
+# The held-out box: (key, low, high, integer). The expert's own values (ExpertParams,
+# engine/games/expert_bot.h) lie inside every range.
 BOX = [
     ("future_factor", 0.4, 1.2, False),
     ("open_margin", -2.0, 12.0, False),

@@ -70,19 +70,23 @@ def main():
         if rows is None or len(rows) != n:
             fail(f"player {p!r}: want {n} results")
         for row in rows:
-            for key in ("games", "score_rate", "win_rate", "win_rate_lo95", "score_diff", "se_score_diff"):
+            for key in ("games", "score_rate", "win_rate", "win_rate_lo95", "win_rate_hi95", "score_diff",
+                        "se_score_diff"):
                 if key not in row:
                     fail(f"player {p!r}: a result lacks '{key}'")
-            if row["games"] != games or not 0 <= row["score_rate"] <= 1 or row["win_rate_lo95"] > row["win_rate"]:
+            if (row["games"] != games or not 0 <= row["score_rate"] <= 1
+                    or not row["win_rate_lo95"] <= row["win_rate"] <= row["win_rate_hi95"]):
                 fail(f"player {p!r}: a result out of range: {row}")
             rows_seen += 1
         s = report["summary"].get(p)
         if s is None:
             fail(f"no summary for {p!r}")
         mean = sum(r["score_rate"] for r in rows) / n
+        mean_diff = sum(r["score_diff"] for r in rows) / n
         beaten = sum(r["win_rate_lo95"] > 0.5 for r in rows)
         worst = min(r["score_rate"] for r in rows)
-        if abs(s["mean_score_rate"] - mean) > 1e-9 or s["variants_beaten"] != beaten or s["worst_score_rate"] != worst:
+        if (abs(s["mean_score_rate"] - mean) > 1e-9 or abs(s["mean_score_diff"] - mean_diff) > 1e-9
+                or s["variants_beaten"] != beaten or s["worst_score_rate"] != worst):
             fail(f"player {p!r}: summary {s} does not follow from its rows "
                  f"(mean {mean}, beaten {beaten}, worst {worst})")
         if rows[s["worst_variant"]]["score_rate"] != worst:
