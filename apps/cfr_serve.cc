@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   opts.chart_js = "/usr/share/javascript/chart.js/chart.min.js";
   std::string rules_json, models_dir, hint_model, default_opponent;
   std::vector<std::string> extras;
-  int max_games = 1000, max_per_client = 16, max_connections = 256;
+  int max_games = 1000, max_per_client = 16, max_connections = 256, max_live_feeds = 32, live_idle_seconds = 60;
   double idle_minutes = 10, move_budget = 10;
   cfr::MatchPlayerFlags flags;
   app.add_option("--host", opts.host,
@@ -142,6 +142,13 @@ int main(int argc, char** argv) {
   app.add_option("--max-connections", max_connections, "open connections at once, then 503 (kept below the file limit)")
       ->check(cfr::kDecimal)
       ->check(CLI::Range(2, 100000));
+  app.add_option("--max-live-feeds", max_live_feeds, "open live feeds (a run page's WebSocket) at once, then 503")
+      ->check(cfr::kDecimal)
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--live-idle-seconds", live_idle_seconds,
+                 "a live feed is pinged when silent half this long and closed when no answer comes by the end")
+      ->check(cfr::kDecimal)
+      ->check(CLI::Range(2, 86400));
   app.add_option("--rules", rules_json, R"(rule overrides as a JSON object, e.g. '{"n_colors":3}')")->check(cfr::kNonEmpty);
   cfr::add_external_player_options(app, flags);
   if (const auto rc = cfr::parse_command_line(app, "cfr-serve", argc, argv)) return *rc;
@@ -157,6 +164,8 @@ int main(int argc, char** argv) {
     opts.play.idle_expiry = std::chrono::seconds(static_cast<long>(idle_minutes * 60));
     opts.play.move_budget = std::chrono::milliseconds(static_cast<long>(move_budget * 1000));
     opts.max_connections = static_cast<std::size_t>(max_connections);
+    opts.max_live_feeds = static_cast<std::size_t>(max_live_feeds);
+    opts.live_idle_s = live_idle_seconds;
     const cfr::lc::Rules rules = opts.play.rules;
     const cfr::lc::ExternalOptions external = flags.external;
     opts.factory = [rules, external](const std::string& spec) {

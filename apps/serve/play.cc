@@ -36,6 +36,7 @@ struct GameRoom::Game {
   Rng opponent_rng{0};
   bool ended_told = false;
   bool busy = false;          // a turn of it is queued or on a worker
+  bool hinting = false;       // a hint for it is queued or on a worker
   std::string ended_message;  // ended by the server (move budget, forfeit): no more moves
   Clock::time_point touched = Clock::now();
 
@@ -208,12 +209,25 @@ void GameRoom::hint(const std::string& id, Done done) {
   if (!g) throw ApiError(404, "no such game (unknown id, or expired)");
   auto state = std::make_shared<std::optional<lc::State>>();
   {
+    std::lock_guard lock(mu_);
     std::lock_guard glock(g->mu);
     if (g->state.is_terminal() || g->busy || g->state.current_player() != g->seat || !g->ended_message.empty())
       throw ApiError(409, "a hint is for your turn");
+    // Hints share the bots' workers: one at a time per game, a few at once in all, so a flood of
+    // them cannot hold up the opponents' moves.
+    if (g->hinting) throw ApiError(429, "a hint for this game is being worked out: wait for it");
+    if (hints_in_flight_ >= kMaxHintsInFlight) throw ApiError(503, "the server is working out other hints; try again shortly");
+    g->hinting = true;
+    ++hints_in_flight_;
     state->emplace(g->state);
   }
-  boost::asio::post(fast_, [this, state, done = std::move(done)] {
+  boost::asio::post(fast_, [this, g, state, done = std::move(done)] {
+    const auto finished = [&] {
+      std::lock_guard lock(mu_);
+      std::lock_guard glock(g->mu);
+      g->hinting = false;
+      --hints_in_flight_;
+    };
     const lc::State& s = **state;
     json moves = json::array();
     try {
@@ -228,9 +242,11 @@ void GameRoom::hint(const std::string& id, Done done) {
       }
     } catch (const std::exception& e) {
       std::cerr << "cfr-serve: the hint agent failed: " << e.what() << std::endl;
+      finished();
       done(500, error_json("the hint agent failed (see the server's log)"));
       return;
     }
+    finished();
     std::stable_sort(moves.begin(), moves.end(),
                      [](const json& a, const json& b) { return a["p"].get<double>() > b["p"].get<double>(); });
     done(200, {{"agent", opts_.hint_label}, {"moves", std::move(moves)}});
@@ -328,7 +344,9 @@ void GameRoom::serve_slot(std::shared_ptr<Slot> s) {
         results[i] = {422, error_json(fmt::format("opponent '{}' could not be loaded (the server's log says why)", s->label))};
         forget_locked(turns[i].game);
       }
-      s->pending.clear();  // the kEnd turns just queued: nobody to tell
+      // The kEnd turns just queued (and any other) have no player to tell; turns queued by other
+      // requests while the load ran stay, and the next round tries the load again for them.
+      std::erase_if(s->pending, [](const Turn& t) { return t.kind == Turn::Kind::kEnd; });
     }
   }
   if (s->player) {

@@ -120,6 +120,8 @@ class GameRoom {
   Stats stats_;
   int next_index_ = 0;
   std::mutex hint_mu_;  // the hint agent is one network: one caller at a time
+  static constexpr int kMaxHintsInFlight = 4;
+  int hints_in_flight_ = 0;  // mu_
   boost::asio::thread_pool fast_, slow_;
 };
 

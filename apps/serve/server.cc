@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <boost/asio/as_tuple.hpp>
@@ -295,18 +297,36 @@ class Server {
     for (;;) {
       http::request_parser<http::string_body> parser;
       parser.header_limit(16 * 1024);
-      parser.body_limit(opts_.max_upload);
+      parser.body_limit(opts_.max_upload);  // checked against Content-Length as the header ends
       stream.expires_after(std::chrono::seconds(opts_.request_timeout_s));
       conn->waiting = true;
       conn->since = std::chrono::steady_clock::now();
-      auto [ec, n] = co_await http::async_read(stream, buffer, parser, kAwait);
+      // The header first: a request refused by its header (Host, Origin, token, type) is answered
+      // before any of its body is read, and a body is read only up to its route's limit (a
+      // transcript upload's, else the API's), so no refused or oversized body is ever buffered.
+      auto [ec, n] = co_await http::async_read_header(stream, buffer, parser, kAwait);
       conn->waiting = false;
       if (!conn->stream) break;  // evicted while it waited
+      std::optional<Response> refused;
+      std::size_t limit = opts_.max_upload;
+      if (!ec) {
+        refused = guard(parser.get());
+        if (!refused) {
+          const bool upload = parser.get().method() == http::verb::post && parser.get().target().starts_with("/api/replay");
+          limit = upload ? opts_.max_upload : opts_.max_body;
+          parser.body_limit(limit);  // a chunked body, as its chunks arrive
+          if (const auto length = parser.content_length(); length && *length > limit)
+            ec = http::error::body_limit;  // announced: refused before any of it is read
+          else
+            std::tie(ec, n) = co_await http::async_read(stream, buffer, parser, kAwait);
+        }
+      }
       if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::connection_reset) break;
       if (ec) {
         // A request the parser refuses (too large, malformed) is answered, then the connection closes.
         const int status = ec == http::error::body_limit ? 413 : ec == http::error::header_limit ? 431 : 400;
-        Response res = error(status, fmt::format("bad request: {}", ec.message()));
+        Response res = error(status, status == 413 ? fmt::format("request body too large: at most {} bytes here", limit)
+                                                   : fmt::format("bad request: {}", ec.message()));
         res.keep_alive(false);
         res.prepare_payload();
         log("-", "-", status, 0);
@@ -315,12 +335,22 @@ class Server {
       }
       Request req = parser.release();
       const auto t0 = std::chrono::steady_clock::now();
-      std::optional<Response> refused = guard(req);
       if (!refused && websocket::is_upgrade(req)) {
-        conn->stream = nullptr;  // a live feed is never evicted (it is a page a person watches)
-        stream.expires_never();
-        co_await websocket_session(std::move(stream), std::move(req));
-        co_return;
+        // Feeds never take more than half the connections: the rest stay for pages and the API.
+        const std::size_t feed_cap = std::min(opts_.max_live_feeds, max_connections_ / 2);
+        if (live_feeds_ >= feed_cap) {
+          refused = error(503, fmt::format("the server has {} live feeds open, its limit; try again shortly", feed_cap));
+        } else {
+          conn->stream = nullptr;  // a live feed is not evicted (a page a person watches): it has its own cap and timeout
+          stream.expires_never();  // the WebSocket's own timeout takes over
+          ++live_feeds_;
+          struct Release {
+            std::size_t& n;
+            ~Release() { --n; }
+          } release{live_feeds_};
+          co_await websocket_session(std::move(stream), std::move(req));
+          co_return;
+        }
       }
       Response res;
       if (refused)
@@ -503,7 +533,8 @@ class Server {
                                     {"refused_client_limit", st.refused_client_limit},
                                     {"refused_full", st.refused_full},
                                     {"connections", connections_.size()},
-                                    {"evicted_connections", evicted_connections_}});
+                                    {"evicted_connections", evicted_connections_},
+                                    {"live_feeds", live_feeds_}});
     }
     if (n == 2 && s[1] == "games") {
       if (!post) co_return error(405, "a game is created with POST");
@@ -610,6 +641,14 @@ class Server {
       co_return;
     }
     websocket::stream<beast::tcp_stream> ws(std::move(stream));
+    // A feed whose page is gone, or that stops reading, is closed: pinged when silent for half of
+    // --live-idle-seconds, closed when no answer comes by the end of it (a stalled write included).
+    websocket::stream_base::timeout to{};
+    to.handshake_timeout = std::chrono::seconds(opts_.request_timeout_s);
+    to.idle_timeout = std::chrono::seconds(opts_.live_idle_s);
+    to.keep_alive_pings = true;
+    ws.set_option(to);
+    ws.read_message_max(4096);  // the page sends nothing but control frames
     auto [aec] = co_await ws.async_accept(req, kAwait);
     if (aec) co_return;
     log("GET", std::string(req.target()), 101, 0);
@@ -681,7 +720,8 @@ class Server {
   };
   std::set<std::shared_ptr<Connection>> connections_;
   long evicted_connections_ = 0;
-  int uploads_ = 0;  // I/O thread only
+  std::size_t live_feeds_ = 0;  // I/O thread only: open WebSocket live feeds
+  int uploads_ = 0;             // I/O thread only
 };
 
 }  // namespace

@@ -23,6 +23,8 @@ struct ServerOptions {
   ReplayLimits replay;
   std::size_t max_connections = 256;  // open connections, then 503 (also kept below the file limit)
   int request_timeout_s = 30;         // reading one request; a kept-alive connection's idle time
+  std::size_t max_live_feeds = 32;    // open WebSocket live feeds (a subset of the connections), then 503
+  int live_idle_s = 60;               // a live feed silent this long (no pong to its pings) is closed
   PlayOptions play;
   PlayerFactory factory;
   std::vector<Offer> offers;     // bots, shipped models, --opponent extras (runs are added live)

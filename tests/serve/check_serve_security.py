@@ -19,7 +19,17 @@ says it must withstand; one case per attack. Prints "ok: CASE: ..." or "FAIL: CA
                cookie; the header works); --host localhost and ::1 serve
   names        a run folder with a space and a non-ASCII letter opens; a ladder's markup comes back
                as data (the page shows it as text: tests/serve/check_serve_browser.py)
+  bodies       a request refused by its header (foreign Host, foreign Origin) is answered before its
+               body is sent, and an API POST announcing more than the API's 64 KiB gets 413 at once:
+               no announced body is waited for or buffered
+  feeds        live feeds (a run page's WebSocket) are capped (503 past --max-live-feeds); a feed
+               that never answers the server's pings is closed within --live-idle-seconds and its
+               place freed; a feed that answers them stays open
+  load_race    two games asked at once of an opponent whose load fails are both answered (422):
+               the second, queued while the first load ran, is not dropped (needs a build that
+               plays checkpoints: the load is held on a named pipe until both requests are in)
 """
+import base64
 import gzip
 import io
 import json
@@ -382,6 +392,199 @@ def names():
     return f"{checks} checks: a UTF-8 run name opens, escapes refused"
 
 
+def head_within(srv, text, seconds):
+    """Sends raw HTTP (a header announcing a body it does not send) and returns the status line and
+    headers the server answers within `seconds`, or None when it waits for the body instead."""
+    host, port = srv.url.split("//")[1].rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=seconds) as s:
+        s.sendall(text.encode())
+        data = b""
+        try:
+            while b"\r\n\r\n" not in data:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        except socket.timeout:
+            return None
+    return data.decode(errors="replace")
+
+
+def bodies():
+    with Server(bin_dir, work) as srv:
+        base = srv.url.split("//")[1]
+        port = base.rsplit(":", 1)[1]
+        sixteen = 16 * 1024 * 1024 - 100
+        for what, head, want in (
+                ("a foreign Host announcing 16 MiB", f"POST /api/games HTTP/1.1\r\nHost: evil.example:{port}\r\n"
+                 f"Content-Type: application/json\r\nContent-Length: {sixteen}\r\n\r\n", 421),
+                ("a foreign Origin's upload announcing 16 MiB", f"POST /api/replay HTTP/1.1\r\nHost: {base}\r\n"
+                 f"Origin: http://evil.example\r\nContent-Type: application/octet-stream\r\nContent-Length: {sixteen}\r\n\r\n", 403),
+                ("a text/plain form announcing 16 MiB", f"POST /api/games HTTP/1.1\r\nHost: {base}\r\n"
+                 f"Content-Type: text/plain\r\nContent-Length: {sixteen}\r\n\r\n", 415),
+                ("an API POST announcing 1 MiB", f"POST /api/games HTTP/1.1\r\nHost: {base}\r\n"
+                 f"Content-Type: application/json\r\nContent-Length: {1 << 20}\r\n\r\n", 413)):
+            answer = head_within(srv, head, 5)
+            check(answer is not None, f"{what}: no answer within 5 s (the server waits for the body)")
+            check(answer.startswith(f"HTTP/1.1 {want} "), f"{what}: {answer[:120]!r}, expected {want}")
+        # Within the limits nothing changed: a game, and a 60 KiB API body read whole (its JSON refused).
+        st, g = new_game(srv)
+        check(st == 201, f"a game after the refusals: {st} {g}")
+        st, body = srv.call("POST", "/api/games", raw=b'{"opponent": "' + b"x" * 60000 + b'"}')
+        check(st in (400, 422) and "opponent" in str(body), f"a 60 KiB body within the API's limit: {st} {str(body)[:100]}")
+        st, stats = srv.call("GET", "/api/stats")
+        check(st == 200 and stats["games_created"] == 1, f"stats {stats}")
+    return f"{checks} checks: refused by the header before any body, 413 at once past the API's limit"
+
+
+def ws_upgrade(srv, path):
+    """A raw WebSocket upgrade: (socket, the answer's status line and headers)."""
+    host, port = srv.url.split("//")[1].rsplit(":", 1)
+    s = socket.create_connection((host, int(port)), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+              f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(1)  # one byte at a time: the frames after the header stay in the socket
+        if not chunk:
+            break
+        data += chunk
+    return s, data.decode(errors="replace")
+
+
+def ws_frame(s):
+    """(opcode, payload) of the server's next frame (unmasked); None when the server closed."""
+    def exactly(n):
+        out = b""
+        while len(out) < n:
+            chunk = s.recv(n - len(out))
+            if not chunk:
+                return None
+            out += chunk
+        return out
+    h = exactly(2)
+    if h is None:
+        return None
+    n = h[1] & 0x7F
+    if n >= 126:
+        ext = exactly(2 if n == 126 else 8)
+        if ext is None:
+            return None
+        n = int.from_bytes(ext, "big")
+    payload = exactly(n) if n else b""
+    return None if payload is None else (h[0] & 0x0F, payload)
+
+
+def feeds():
+    runs = os.path.join(work, "runs")
+    run = os.path.join(runs, "r1")
+    os.makedirs(run)
+    open(os.path.join(run, "config.toml"), "w").write('[run]\ngame = "kuhn"\nmax_iterations = 5\n')
+    open(os.path.join(run, "metrics.jsonl"), "w").write('{"iteration": 1, "exploitability": 0.5}\n')
+    with Server(bin_dir, work, extra=["--runs", runs, "--max-live-feeds", "2", "--live-idle-seconds", "2"]) as srv:
+        silent = []
+        for k in range(2):
+            s, head = ws_upgrade(srv, "/api/runs/r1/live")
+            check(head.startswith("HTTP/1.1 101"), f"feed {k}: {head[:80]!r}")
+            silent.append(s)
+        s, head = ws_upgrade(srv, "/api/runs/r1/live")
+        check(head.startswith("HTTP/1.1 503") and "live feeds" in head + s.recv(4096).decode(errors="replace"),
+              f"a third feed past --max-live-feeds 2: {head[:80]!r}")
+        s.close()
+        st, stats = srv.call("GET", "/api/stats")
+        check(st == 200 and stats["live_feeds"] == 2, f"stats {stats}")
+        # The two never answer the pings: closed by the server within the idle time (2 s) and a margin.
+        t0 = time.time()
+        opcodes = []
+        for s in silent:
+            s.settimeout(15)
+            try:
+                while (f := ws_frame(s)) is not None:
+                    opcodes.append(f[0])
+            except ConnectionResetError:
+                pass  # closed with data unread: a reset instead of an end of stream
+            s.close()
+        closed_in = time.time() - t0
+        check(closed_in < 10, f"silent feeds closed after {closed_in:.1f} s")
+        check(9 in opcodes, f"no ping was sent before the close: opcodes {opcodes}")
+        until = time.time() + 5  # the server counts a feed out once its reader has ended too
+        while (stats := srv.call("GET", "/api/stats")[1])["live_feeds"] != 0 and time.time() < until:
+            time.sleep(0.05)
+        check(stats["live_feeds"] == 0, f"stats after the close {stats}")
+        # A feed that answers the pings stays open past several idle times.
+        s, head = ws_upgrade(srv, "/api/runs/r1/live")
+        check(head.startswith("HTTP/1.1 101"), f"a feed after the close: {head[:80]!r}")
+        s.settimeout(1)
+        pongs, until = 0, time.time() + 6
+        while time.time() < until:
+            try:
+                f = ws_frame(s)
+            except socket.timeout:
+                continue
+            check(f is not None, f"a feed answering its pings was closed after {pongs} pongs")
+            if f[0] == 9:  # ping: a masked pong with the same payload
+                mask = os.urandom(4)
+                s.sendall(bytes([0x8A, 0x80 | len(f[1])]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(f[1])))
+                pongs += 1
+        check(pongs >= 2, f"only {pongs} pings in 6 s at an idle time of 2 s")
+        s.close()
+    return f"{checks} checks: 503 past 2 feeds, silent feeds closed in {closed_in:.1f} s, an answering feed kept ({pongs} pongs)"
+
+
+def load_race():
+    runs = os.path.join(work, "runs")
+    run = os.path.join(runs, "broken")
+    os.makedirs(os.path.join(run, "checkpoints"))
+    shutil.copy(os.path.join(here, "..", "..", "configs", "league_styles_2h.toml"), os.path.join(run, "config.toml"))
+    fifo = os.path.join(run, "checkpoints", "latest")
+    os.mkfifo(fifo)  # the load blocks reading it until this script writes (a name that is no checkpoint)
+    answers = {}
+
+    def ask(k):
+        try:
+            answers[k] = new_game(srv, "run:broken")
+        except OSError as e:  # the connection closed without an answer
+            answers[k] = (None, {"error": f"no answer: {e}"})
+
+    with Server(bin_dir, work, extra=["--runs", runs]) as srv:
+        st, players = srv.call("GET", "/api/players")
+        check(st == 200 and "run:broken" in [p["id"] for p in players["players"]], f"players {players}")
+        first = threading.Thread(target=ask, args=(0,), daemon=True)
+        first.start()
+        time.sleep(1.0)  # the first request's load is now waiting on the pipe
+        second = threading.Thread(target=ask, args=(1,), daemon=True)
+        second.start()
+        time.sleep(1.0)  # the second request is queued behind it
+        done = threading.Event()
+
+        def feed_pipe():  # every time the server opens the pipe, it reads a name that is no checkpoint
+            while not done.is_set():
+                try:
+                    fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                except OSError:  # no reader yet
+                    time.sleep(0.01)
+                    continue
+                try:
+                    os.write(fd, b"not-a-checkpoint\n")
+                finally:
+                    os.close(fd)
+                time.sleep(0.01)
+
+        feeder = threading.Thread(target=feed_pipe, daemon=True)
+        feeder.start()
+        first.join(20)
+        second.join(20)
+        done.set()
+        for k in (0, 1):
+            check(k in answers, f"request {k} got no answer within 20 s (dropped while the load ran)")
+            st, body = answers[k]
+            check(st == 422 and "could not be loaded" in body.get("error", ""), f"request {k}: {st} {body}")
+        st, stats = srv.call("GET", "/api/stats")
+        check(st == 200 and stats["live_games"] == 0, f"stats {stats}")
+    return f"{checks} checks: both requests answered 422, none dropped"
+
+
 cases = {"program": program, "cross_site": cross_site, "gzip_bomb": gzip_bomb, "slow": slow, "limits": limits,
-         "token": token, "names": names}
+         "token": token, "names": names, "bodies": bodies, "feeds": feeds, "load_race": load_race}
 print(f"ok: {case}: {cases[case]()}")
