@@ -652,8 +652,6 @@ class Server {
     auto [aec] = co_await ws.async_accept(req, kAwait);
     if (aec) co_return;
     log("GET", std::string(req.target()), 101, 0);
-    MetricsTail tail(*run / "metrics.jsonl");
-    std::vector<json> all;
     std::string last_state;
     bool closed = false;
     // Reading is what notices the browser's close frame.
@@ -671,13 +669,13 @@ class Server {
         asio::detached);
     asio::steady_timer timer(ioc_);
     while (!closed) {
-      auto lines = tail.read_new();
-      json fresh = json::array();
-      for (auto& l : lines) {
-        all.push_back(l);
-        if (static_cast<long>(all.size()) > from) fresh.push_back(std::move(l));
-      }
-      json status = RunIndex::status(*run, all);
+      // The run's metrics are read once for every feed and page (RunIndex keeps them); a feed
+      // sends the lines after its `from` as far as RunMetrics::kRecentLines back.
+      const RunMetrics& m = runs_.metrics(*run);
+      long next = from;
+      json fresh = m.since(from, next);
+      from = next;
+      json status = RunIndex::status(*run, m);
       if (!fresh.empty() || status["state"] != last_state) {
         last_state = status["state"];
         const std::string msg = json{{"type", "metrics"}, {"lines", std::move(fresh)}, {"status", std::move(status)}}.dump(

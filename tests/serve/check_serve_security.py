@@ -25,6 +25,11 @@ says it must withstand; one case per attack. Prints "ok: CASE: ..." or "FAIL: CA
   feeds        live feeds (a run page's WebSocket) are capped (503 past --max-live-feeds); a feed
                that never answers the server's pings is closed within --live-idle-seconds and its
                place freed; a feed that answers them stays open
+  big_run      a run whose metrics.jsonl is 45 MB (15,000 lines, each with a 3 KB table, as a Lost
+               Cities league run writes them) is read once: its page gets a thinned curve (every
+               evaluation in, the last line in, under 1 MB), the server's memory grows by less than
+               the file, appended lines reach a live feed, a rewritten file is read again, a line
+               over 1 MiB is skipped
   load_race    two games asked at once of an opponent whose load fails are both answered (422):
                the second, queued while the first load ran, is not dropped (needs a build that
                plays checkpoints: the load is held on a named pipe until both requests are in)
@@ -532,6 +537,75 @@ def feeds():
     return f"{checks} checks: 503 past 2 feeds, silent feeds closed in {closed_in:.1f} s, an answering feed kept ({pongs} pongs)"
 
 
+def big_run():
+    runs = os.path.join(work, "runs")
+    run = os.path.join(runs, "big")
+    os.makedirs(run)
+    open(os.path.join(run, "config.toml"), "w").write('[run]\ngame = "lost_cities"\nmax_iterations = 100000\n')
+    metrics = os.path.join(run, "metrics.jsonl")
+    table = {f"opponent {k}": {"weight": 0.1 * k, "games": 100 + k, "score": -1.5 * k} for k in range(48)}
+    n, every = 15000, 500
+    best = 0.0
+    with open(metrics, "w") as f:
+        for i in range(1, n + 1):
+            line = {"iteration": i, "iteration_seconds": 0.2, "nodes_per_second": 5e4 + i, "league": table,
+                    "losses": {"policy": 0.1, "value": 0.05}}
+            if i % every == 0:
+                rate = 0.4 + 0.3 * ((i * 7919) % 1000) / 1000
+                best = max(best, rate)
+                line["evaluation"] = {"heuristic_expert": {"win_rate": rate, "avg_score_diff": 1.0, "games": 200}}
+            f.write(json.dumps(line) + "\n")
+            if i == n // 2:
+                f.write('{"iteration": "x", "pad": "' + "y" * (2 << 20) + '"}\n')  # 2 MiB: not a metrics line
+    size_mib = os.path.getsize(metrics) / (1 << 20)
+    with Server(bin_dir, work, extra=["--runs", runs]) as srv:
+        rss0 = peak_rss_mib(srv.proc.pid)
+        st, lst = srv.call("GET", "/api/runs")
+        check(st == 200 and lst[0]["name"] == "big" and lst[0]["iteration"] == n, f"runs {str(lst)[:300]}")
+        check(abs(lst[0]["best"].get("win_rate_vs_heuristic_expert", -1) - best) < 1e-9, f"best {lst[0]['best']} != {best}")
+        st, _, text = request(srv.url, "GET", "/api/runs/big")
+        check(st == 200 and len(text) < (1 << 20), f"the run's answer: {st}, {len(text)} bytes")
+        d = json.loads(text)
+        pts = d["metrics"]
+        its = [p["iteration"] for p in pts]
+        check(d["lines"] == n and d["iteration"] == n and d["state"] in ("stopped", "running"), f"lines {d['lines']} state {d['state']}")
+        check(len(pts) <= 4001 and its == sorted(set(its)) and its[-1] == n, f"{len(pts)} points, last {its[-1:]}")
+        evals = [p["iteration"] for p in pts if "evaluation" in p]
+        check(evals == list(range(every, n + 1, every)), f"evaluations drawn at {evals[:5]}... ({len(evals)})")
+        check(all(set(p) <= {"iteration", "nodes_per_second", "evaluation"} for p in pts), f"a point's fields: {sorted(pts[0])}")
+        grew = peak_rss_mib(srv.proc.pid) - rss0
+        check(grew < size_mib, f"the server's peak memory grew {grew:.0f} MiB reading a {size_mib:.0f} MiB file")
+        # Appended lines: in the next answer and on a live feed from the count the page got.
+        s, head = ws_upgrade(srv, f"/api/runs/big/live?from={n}")
+        check(head.startswith("HTTP/1.1 101"), f"the live feed: {head[:80]!r}")
+        with open(metrics, "a") as f:
+            for i in range(n + 1, n + 11):
+                f.write(json.dumps({"iteration": i, "nodes_per_second": 1.0}) + "\n")
+        got, s_deadline = [], time.time() + 10
+        s.settimeout(1)
+        while len(got) < 10 and time.time() < s_deadline:
+            try:
+                f = ws_frame(s)
+            except socket.timeout:
+                continue
+            check(f is not None, "the live feed closed")
+            if f[0] == 1:
+                got += [p["iteration"] for p in json.loads(f[1])["lines"]]
+        s.close()
+        check(got == list(range(n + 1, n + 11)), f"the feed sent {got}")
+        st, d = srv.call("GET", "/api/runs/big")
+        check(d["lines"] == n + 10 and d["metrics"][-1]["iteration"] == n + 10, f"after appending: {d['lines']}")
+        # Rewritten shorter (a run started again in the folder): read again from its start.
+        with open(metrics, "w") as f:
+            for i in range(1, 6):
+                f.write(json.dumps({"iteration": i}) + "\n")
+        st, d = srv.call("GET", "/api/runs/big")
+        check(d["lines"] == 5 and [p["iteration"] for p in d["metrics"]] == [1, 2, 3, 4, 5], f"rewritten: {str(d)[:200]}")
+    os.remove(metrics)
+    return (f"{checks} checks: a {size_mib:.0f} MiB metrics file read once, {len(pts)} points sent ({len(evals)} evaluations), "
+            f"peak memory +{grew:.0f} MiB, appended lines pushed live, a rewrite read again")
+
+
 def load_race():
     runs = os.path.join(work, "runs")
     run = os.path.join(runs, "broken")
@@ -586,5 +660,6 @@ def load_race():
 
 
 cases = {"program": program, "cross_site": cross_site, "gzip_bomb": gzip_bomb, "slow": slow, "limits": limits,
-         "token": token, "names": names, "bodies": bodies, "feeds": feeds, "load_race": load_race}
+         "token": token, "names": names, "bodies": bodies, "feeds": feeds, "big_run": big_run,
+         "load_race": load_race}
 print(f"ok: {case}: {cases[case]()}")

@@ -75,9 +75,11 @@ async function main() {
   $("config").textContent = d.config;
   charts.loss = chart("chart-loss", true); charts.eval = chart("chart-eval", false);
   charts.speed = chart("chart-speed", false); charts.phases = chart("chart-phases", false);
+  // The run's curve as the server keeps it (at most a few thousand points, the evaluations all in),
+  // then every line as it is written.
   d.metrics.forEach(addLine); status(d); update();
   if (d.ladder && Array.isArray(d.ladder.ratings)) ladder(d.ladder);
-  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/runs/${encodeURIComponent(runName)}/live?from=${d.metrics.length}`);
+  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/runs/${encodeURIComponent(runName)}/live?from=${d.lines}`);
   ws.onopen = () => { $("live").textContent = "live"; };
   ws.onclose = () => { $("live").textContent = "disconnected"; };
   ws.onmessage = ev => { const msg = JSON.parse(ev.data); msg.lines.forEach(addLine); status(msg.status); update(); };
