@@ -52,9 +52,16 @@ struct MatchPlayerFlags {
 inline void add_external_player_options(CLI::App& app, MatchPlayerFlags& f) {
   app.add_option("--move-timeout", f.external.move_timeout_s,
                  "external players: seconds within which a round of answers is due, else those games are forfeited")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(0.0, lc::kMaxExternalTimeoutS));
   app.add_option("--start-timeout", f.external.start_timeout_s, "external players: seconds to answer the hello")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(0.0, lc::kMaxExternalTimeoutS));
+  app.add_option_function<double>(
+         "--player-log-mib", [&f](double mib) { f.external.max_log_bytes = static_cast<std::uint64_t>(mib * (1 << 20)); },
+         "external players: the most a player may write to a file, its stderr log included, in MiB (then it is "
+         "stopped and its games forfeited; default 64)")
+      ->check(CLI::Range(0.01, 1048576.0));
   app.add_option("--player-logs", f.external.log_dir,
                  "external players: directory of their stderr logs (default: cfr-ladder: the folder of --json or "
                  "--svg; otherwise $TMPDIR/cfr-player-logs-PID, named on stderr; never the current directory)")

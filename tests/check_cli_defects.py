@@ -5,7 +5,7 @@ item 6 that need more than one command or a look at files. Prints "ok: CASE: ...
 run the case (disk_full: no private mount namespace or tmpfs).
 
   external_logs  external players' logs never land in the current directory: cfr-arena puts them
-                 in $TMPDIR/cfr-player-logs-PID (named on stderr), cfr-ladder beside --json
+                 in $TMPDIR/cfr-player-logs-XXXXXX (mkdtemp: mode 0700, named on stderr), cfr-ladder beside --json
   no_eval        cfr-run with evaluation.games = 0 prints no "vs BOT" result and writes no
                  "evaluation" to metrics.jsonl (the default games do both: the control)
   export_keeps   cfr-export again onto an earlier export keeps a file the user added there
@@ -61,6 +61,8 @@ def external_logs():
     logs = glob.glob(os.path.join(tmp, "cfr-player-logs-*", "external-*.log"))
     if len(logs) != 1 or logs[0] not in p.stderr:
         fail(f"cfr-arena: logs {logs}, stderr does not name the one log: {p.stderr}")
+    if os.stat(os.path.dirname(logs[0])).st_mode & 0o777 != 0o700:
+        fail(f"cfr-arena's log folder has mode {oct(os.stat(os.path.dirname(logs[0])).st_mode & 0o777)}, not 0700")
     p = run([exe("cfr-ladder"), "random", player, "--games", "2", "--json", os.path.join(ladder_dir, "ladder.json")],
             cwd=cwd, env=env)
     beside = glob.glob(os.path.join(ladder_dir, "external-*.log"))

@@ -19,7 +19,15 @@ Cases:
   stop_on_fault     --stop-on-fault: exit 5, the player and its line named, the report stopped
   bad_hello silent_hello not_found
                     exit 2 naming the command and what is wrong
+  deep_hello        a ready whose "version" is nested 200,000 deep: exit 2 with a clear error (no crash)
+  children          a player that starts a program and then hangs: stopped at the move timeout, the
+                    program it started is gone too (the player's process group is killed)
+  stderr_flood      a player that writes to its stderr without end: killed at --player-log-mib, its
+                    game forfeited with that cause, its log no larger than the limit
+  spam              1000 answers for a game nobody plays: ignored, this process's stderr names ten
+                    of them and the count, the match unharmed
 """
+import time
 import json
 import os
 import subprocess
@@ -83,9 +91,10 @@ def one_fault(mode, cause_words, parallel=1, expect_forfeits=1, n=5, extra=()):
     need(r.get("wins", -1) + r.get("draws", -1) + r.get("losses", -1) == 10, "wins + draws + losses != games")
     need(r.get("stopped") is False, "stopped")
     # The faulty player writes to its stderr: it is in the log file.
+    # (A log past half the limit moves to LOG.1 when the player starts again.)
     logs = [f for f in os.listdir(work) if f.startswith("external-") and f.endswith(".log")]
-    need(len(logs) == 1 and "committing " + mode in open(os.path.join(work, logs[0])).read(),
-         f"log file with the player's stderr: {logs}")
+    text = "".join(open(os.path.join(work, f), errors="replace").read() for f in os.listdir(work) if logs and f.startswith(logs[0]))
+    need(len(logs) == 1 and "committing " + mode in text, f"log file with the player's stderr: {logs}")
     return r, err
 
 
@@ -152,6 +161,39 @@ elif case in ("bad_hello", "silent_hello", "not_found"):
              "not_found": "'no-such-player-xyz' is not an executable on PATH"}[case]
     p = run([arena, "--bot0", cmd, "--bot1", "random", "--games", "2", "--start-timeout", "0.5", "--player-logs", work], want_rc=2)
     need(cmd in p.stderr and words in p.stderr, f"stderr: {p.stderr!r}")
+elif case == "deep_hello":
+    p = run([arena, "--bot0", f"{faulty} deep_hello 1", "--bot1", "random", "--games", "2", "--player-logs", work], want_rc=2)
+    need('"version" that is not an integer' in p.stderr and len(p.stderr) < 4000, f"stderr: {p.stderr[:500]!r}")
+elif case == "children":
+    marker = os.path.join(work, "marker")
+    for f in (marker, marker + ".child"):
+        if os.path.exists(f):
+            os.remove(f)
+    one_fault("children", ["no answer within the move timeout of 0.5 s", "stopped"], extra=("--move-timeout", "0.5"))
+    pid = int(open(marker + ".child").read())
+    gone = False
+    for _ in range(100):  # killed with the group; reaped by whoever inherited it
+        try:
+            os.kill(pid, 0)
+            stat = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+            gone = stat[0] == "Z"
+        except (ProcessLookupError, FileNotFoundError):
+            gone = True
+        if gone:
+            break
+        time.sleep(0.05)
+    if not gone:
+        os.kill(pid, 9)
+    need(gone, f"the program the player started (pid {pid}) outlived it")
+elif case == "stderr_flood":
+    r, err = one_fault("stderr_flood", ["reached the limit of 1048576 bytes"], extra=("--player-log-mib", "1"))
+    logs = [os.path.join(work, f) for f in os.listdir(work) if f.startswith("external-")]
+    need(all(os.path.getsize(f) <= (1 << 20) + 4096 for f in logs), f"log sizes {[os.path.getsize(f) for f in logs]}")
+elif case == "spam":
+    r, err = match(f"{faulty} spam 5", "heuristic_balanced")
+    need(r.get("games") == 10 and r.get("forfeits0") == 0, f"{r.get('games')} games, {r.get('forfeits0')} forfeits")
+    shown = err.count("ignored an answer for a game that awaits none")
+    need(shown == 10 and "ignored 1000 answers in all" in err, f"{shown} warnings shown; stderr tail {err[-300:]!r}")
 else:
     print(f"FAIL: unknown case {case}")
     sys.exit(1)

@@ -1,5 +1,7 @@
 #include "engine/games/external_player.h"
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -7,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -81,10 +84,16 @@ std::string external_log_name(std::string_view command) {
 }
 
 std::string default_player_log_dir() {
-  std::error_code ec;
-  std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
-  if (ec) tmp = "/tmp";
-  return (tmp / fmt::format("cfr-player-logs-{}", ::getpid())).string();
+  static const std::string dir = [] {
+    std::error_code ec;
+    std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+    if (ec) tmp = "/tmp";
+    std::string name = (tmp / "cfr-player-logs-XXXXXX").string();
+    if (::mkdtemp(name.data()) == nullptr)
+      throw InputError(fmt::format("cannot create a players' log folder in {}: {}", tmp.string(), std::strerror(errno)));
+    return name;
+  }();
+  return dir;
 }
 
 std::string action_name(const State& s, int action) {
@@ -192,6 +201,19 @@ std::string quoted(std::string_view line) {
 /// What ended one exchange of lines with the player.
 enum class IoEnd { kDone, kTimeout, kEof, kWriteError, kLineTooLong };
 
+/// Boost.Process initializer run in the child between fork and exec: a process group of its own
+/// (stop_process kills the group) and the cap on what it may write to a file.
+struct PlayerSetup {
+  rlim_t max_file_bytes;
+  template <typename Launcher, typename Path>
+  boost::system::error_code on_exec_setup(Launcher&, const Path&, const char* const*&) const {
+    if (::setpgid(0, 0) != 0) return {errno, boost::system::system_category()};
+    const rlimit limit{max_file_bytes, max_file_bytes};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return {errno, boost::system::system_category()};
+    return {};
+  }
+};
+
 class ExternalPlayer final : public BatchBot {
  public:
   ExternalPlayer(std::string_view command, const Rules& rules, const ExternalOptions& opts)
@@ -203,13 +225,12 @@ class ExternalPlayer final : public BatchBot {
             (std::filesystem::path(opts.log_dir.empty() ? default_player_log_dir() : opts.log_dir) / external_log_name(command))
                 .string()) {
     rules_.validate();
-    if (!(opts.move_timeout_s > 0) || !(opts.start_timeout_s > 0))
-      throw InputError(fmt::format("{}: the move and start timeouts must be > 0 seconds", name_));
-    if (opts.log_dir.empty()) {  // the default folder: made here, and said where (the user did not choose it)
-      const std::filesystem::path dir = std::filesystem::path(log_path_).parent_path();
-      std::error_code ec;
-      std::filesystem::create_directories(dir, ec);
-      if (ec) throw InputError(fmt::format("{}: cannot create its log folder {}: {}", name_, dir.string(), ec.message()));
+    for (const double t : {opts.move_timeout_s, opts.start_timeout_s})
+      if (!(t > 0) || !(t <= kMaxExternalTimeoutS))
+        throw InputError(fmt::format("{}: the move and start timeouts must be > 0 and at most {} seconds (got {})", name_,
+                                     kMaxExternalTimeoutS, t));
+    if (opts.max_log_bytes < 4096) throw InputError(fmt::format("{}: the log limit must be at least 4096 bytes", name_));
+    if (opts.log_dir.empty()) {  // the default folder (made by default_player_log_dir): said where, the user did not choose it
       std::cerr << fmt::format("{}: its stderr goes to {} (--player-logs DIR to choose the folder)\n", name_, log_path_);
     }
     // A write to a player that exited must fail with EPIPE, not kill this process.
@@ -218,6 +239,8 @@ class ExternalPlayer final : public BatchBot {
   }
 
   ~ExternalPlayer() override {
+    if (ignored_answers_ > kIgnoredAnswersShown)
+      std::cerr << fmt::format("{}: ignored {} answers in all for games that awaited none\n", name_, ignored_answers_);
     if (!proc_) return;
     out_buf_ = R"({"type":"quit"})"
                "\n";
@@ -357,7 +380,11 @@ class ExternalPlayer final : public BatchBot {
     }
     const auto it = awaiting_.find(game->get<std::uint64_t>());
     if (it == awaiting_.end()) {
-      std::cerr << fmt::format("{}: ignored an answer for a game that awaits none (late, or unknown): {}\n", name_, quoted(line));
+      // Said a few times, then counted: a player cannot flood this process's stderr.
+      if (++ignored_answers_ <= kIgnoredAnswersShown)
+        std::cerr << fmt::format("{}: ignored an answer for a game that awaits none (late, or unknown): {}{}\n", name_,
+                                 quoted(line),
+                                 ignored_answers_ == kIgnoredAnswersShown ? " (further ones are counted, not shown)" : "");
       return;
     }
     const Awaited a = it->second;
@@ -463,8 +490,16 @@ class ExternalPlayer final : public BatchBot {
     std::error_code fs_ec;
     if (!std::filesystem::is_regular_file(exe, fs_ec) || ::access(exe.c_str(), X_OK) != 0)
       return fmt::format("'{}' is not an executable file", exe.string());
-    std::FILE* log = std::fopen(log_path_.c_str(), "a");
-    if (log == nullptr) return fmt::format("cannot open its log file {} for appending", log_path_);
+    std::error_code size_ec;
+    if (const auto size = std::filesystem::file_size(log_path_, size_ec); !size_ec && size >= opts_.max_log_bytes / 2)
+      std::filesystem::rename(log_path_, log_path_ + ".1", size_ec);  // the older half goes (at most two files a player)
+    // Appended to, never through a symbolic link (a folder others can write must not redirect it).
+    const int log_fd = ::open(log_path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    std::FILE* log = log_fd < 0 ? nullptr : ::fdopen(log_fd, "a");
+    if (log == nullptr) {
+      if (log_fd >= 0) ::close(log_fd);
+      return fmt::format("cannot open its log file {} for appending: {}", log_path_, std::strerror(errno));
+    }
     std::fprintf(log, "# %s: started\n", name_.c_str());
     std::fflush(log);
     in_.emplace(ctx_);
@@ -472,7 +507,8 @@ class ExternalPlayer final : public BatchBot {
     read_buf_.clear();
     out_buf_.clear();
     try {
-      proc_.emplace(ctx_, exe, std::vector<std::string>(argv_.begin() + 1, argv_.end()), bp::process_stdio{*in_, *out_, log});
+      proc_.emplace(ctx_, exe, std::vector<std::string>(argv_.begin() + 1, argv_.end()), bp::process_stdio{*in_, *out_, log},
+                    PlayerSetup{static_cast<rlim_t>(opts_.max_log_bytes)});
     } catch (const std::exception& e) {
       std::fclose(log);
       proc_.reset();
@@ -497,7 +533,11 @@ class ExternalPlayer final : public BatchBot {
         return true;
       }
       if (const auto v = j.find("version"); v != j.end() && *v != kExternalProtocolVersion) {
-        why = fmt::format("speaks protocol version {}, this engine version {}", v->dump(), kExternalProtocolVersion);
+        // Only an integer is shown: a nested value would be written out recursively, and can be deep.
+        why = v->is_number_integer()
+                  ? fmt::format("speaks protocol version {}, this engine version {}", v->dump(), kExternalProtocolVersion)
+                  : fmt::format("answered the hello with a \"version\" that is not an integer (this engine speaks {})",
+                                kExternalProtocolVersion);
         return true;
       }
       const auto enc = j.find("encoding");
@@ -528,8 +568,14 @@ class ExternalPlayer final : public BatchBot {
     for (int i = 0; i < 50 && proc_->running(ec); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     if (proc_->running(ec)) return "the player closed its output";
     const int status = proc_->native_exit_code();
-    if (WIFSIGNALED(status)) return fmt::format("the player was killed by signal {}", WTERMSIG(status));
-    return fmt::format("the player exited with status {}", WEXITSTATUS(status));
+    std::string how = WIFSIGNALED(status) ? fmt::format("the player was killed by signal {}", WTERMSIG(status))
+                                          : fmt::format("the player exited with status {}", WEXITSTATUS(status));
+    // SIGXFSZ, or a write refused (EFBIG) where the player ignores that signal (Python does).
+    std::error_code ec2;
+    if (const auto size = std::filesystem::file_size(log_path_, ec2); !ec2 && size >= opts_.max_log_bytes)
+      how += fmt::format(" when its log {} reached the limit of {} bytes a player may write (--player-log-mib)", log_path_,
+                         opts_.max_log_bytes);
+    return how;
   }
 
   /// The process is gone, hung or out of step: every game it knows is forfeited with the cause,
@@ -561,6 +607,8 @@ class ExternalPlayer final : public BatchBot {
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
     while (proc_->running(ec) && std::chrono::steady_clock::now() < until)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    // The whole group: programs the player started (a wrapper's child, helpers) end with it.
+    if (const auto pid = proc_->id(); pid > 0) ::kill(-pid, SIGKILL);
     if (proc_->running(ec)) proc_->terminate(ec);
     proc_.reset();
     if (out_) out_->close(ec);
@@ -583,6 +631,8 @@ class ExternalPlayer final : public BatchBot {
   bool encoding_ = false;  // the player asked for the encoding in its ready
   bool unwritten_ = false;
   std::string restart_failure_;
+  static constexpr long kIgnoredAnswersShown = 10;
+  long ignored_answers_ = 0;  // answers for games that awaited none
   std::string out_buf_, read_buf_;
   std::uint64_t next_uid_ = 1;
   std::unordered_map<int, Game> games_;                  // by the match's game index

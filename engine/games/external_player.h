@@ -11,6 +11,8 @@
 // move timeout, a malformed or illegal answer, an exit or a crash, a player that stops reading)
 // forfeit the games they touch (BatchBot::kForfeit, with the cause); a player that dies or hangs is
 // stopped and started again for the games that follow. Nothing waits longer than the timeout.
+// The player runs in a process group of its own, and stopping it kills the group: programs it
+// started end with it. What it may write to files (its stderr log included) is capped.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -36,7 +38,14 @@ struct ExternalOptions {
   std::string log_dir;
   /// Longest answer line accepted (longer: the player is stopped, its games forfeited).
   std::size_t max_line_bytes = 1 << 20;
+  /// The largest file the player may write (RLIMIT_FSIZE), its stderr log included: past it the
+  /// player is killed (SIGXFSZ) and its games forfeited; a log past half of it is moved to LOG.1
+  /// when the player starts (again), so a player's logs hold at most twice this on disk.
+  std::uint64_t max_log_bytes = 64ULL << 20;
 };
+
+/// Longest move or start timeout accepted (a day): a larger one would overflow the clock.
+inline constexpr double kMaxExternalTimeoutS = 86400.0;
 
 /// Splits a command into its argument list: whitespace separates, '…' and "…" quote (no escapes,
 /// no expansion of anything). InputError for an empty command or an unbalanced quote.
@@ -46,8 +55,10 @@ std::vector<std::string> split_command(std::string_view command);
 /// [A-Za-z0-9._-] as '_', at most 80 characters>.log
 std::string external_log_name(std::string_view command);
 
-/// The players' log folder when ExternalOptions::log_dir is empty: TMPDIR/cfr-player-logs-<pid>
-/// (std::filesystem::temp_directory_path(): $TMPDIR, else /tmp). Not created here.
+/// The players' log folder when ExternalOptions::log_dir is empty: TMPDIR/cfr-player-logs-XXXXXX
+/// (std::filesystem::temp_directory_path(): $TMPDIR, else /tmp), made by the first call in this
+/// process with a name nobody could know beforehand and mode 0700 (mkdtemp), the same folder for
+/// every later call. InputError when it cannot be made.
 std::string default_player_log_dir();
 
 /// A readable name of a legal action in s: "play c0:5", "discard c2:W", "draw deck", "take c3:4".

@@ -8,11 +8,15 @@ At its N-th decision (1-based) it commits fault MODE. With MARKER, only the firs
 (it creates the file), so a restarted player plays cleanly. Modes: illegal, malformed, noaction,
 timeout (sleeps, answers nothing), skip_one (answers every decision of that round but one),
 exit, crash (SIGSEGV), stop_reading (reads no more input; asks for the encoding, so the engine's
-writes fill the pipe), bad_hello, silent_hello, none.
+writes fill the pipe), bad_hello, silent_hello, none; deep_hello (a "version" nested 200,000
+deep in its ready), children (starts a `sleep` that writes its pid to MARKER.child, then hangs),
+stderr_flood (writes to its stderr without end, never answering), spam (1000 answers for a game
+nobody plays before its real answer).
 """
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 
@@ -37,6 +41,9 @@ for line in sys.stdin:
             continue
         if armed and mode == "silent_hello":
             time.sleep(60)
+        if armed and mode == "deep_hello":
+            print('{"type": "ready", "version": ' + "[" * 200000 + "]" * 200000 + "}", flush=True)
+            continue
         print(json.dumps({"type": "ready", "version": 1, "encoding": mode == "stop_reading"}), flush=True)
         continue
     if kind == "quit":
@@ -90,4 +97,16 @@ for line in sys.stdin:
             os.kill(os.getpid(), signal.SIGSEGV)
         elif mode == "stop_reading":
             time.sleep(60)
+        elif mode == "children":
+            child = subprocess.Popen(["sleep", "300"])
+            with open(marker + ".child", "w") as f:
+                f.write(str(child.pid))
+            time.sleep(60)
+        elif mode == "stderr_flood":
+            chunk = "x" * 65535 + "\n"
+            while True:
+                sys.stderr.write(chunk)
+        elif mode == "spam":
+            for _ in range(1000):
+                print(json.dumps({"game": 999999, "action": 1}), flush=True)
     print(answer, flush=True)
