@@ -109,6 +109,17 @@ def cpu_seconds(pid):
     return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def make_run(name, config, metrics=None):
+    """A run folder WORK/runs/NAME with its config.toml (and metrics.jsonl): (the runs folder, the run)."""
+    runs = os.path.join(work, "runs")
+    run = os.path.join(runs, name)
+    os.makedirs(run)
+    open(os.path.join(run, "config.toml"), "w").write(config)
+    if metrics is not None:
+        open(os.path.join(run, "metrics.jsonl"), "w").write(metrics)
+    return runs, run
+
+
 def program():
     marker = os.path.join(work, "MARKER")
     with Server(bin_dir, work) as srv:
@@ -378,11 +389,7 @@ def token():
 
 
 def names():
-    runs = os.path.join(work, "runs")
-    run = os.path.join(runs, "run é 1")
-    os.makedirs(run)
-    open(os.path.join(run, "config.toml"), "w").write('[run]\ngame = "kuhn"\nmax_iterations = 5\n')
-    open(os.path.join(run, "metrics.jsonl"), "w").write('{"iteration": 1, "exploitability": 0.5}\n')
+    runs, run = make_run("run é 1", '[run]\ngame = "kuhn"\nmax_iterations = 5\n', '{"iteration": 1, "exploitability": 0.5}\n')
     evil = "<img src=x onerror=alert(1)>"
     json.dump({"players": [{"name": evil, "rating": 0}]}, open(os.path.join(run, "ladder.json"), "w"))
     with Server(bin_dir, work, extra=["--runs", runs]) as srv:
@@ -482,11 +489,7 @@ def ws_frame(s):
 
 
 def feeds():
-    runs = os.path.join(work, "runs")
-    run = os.path.join(runs, "r1")
-    os.makedirs(run)
-    open(os.path.join(run, "config.toml"), "w").write('[run]\ngame = "kuhn"\nmax_iterations = 5\n')
-    open(os.path.join(run, "metrics.jsonl"), "w").write('{"iteration": 1, "exploitability": 0.5}\n')
+    runs, _ = make_run("r1", '[run]\ngame = "kuhn"\nmax_iterations = 5\n', '{"iteration": 1, "exploitability": 0.5}\n')
     with Server(bin_dir, work, extra=["--runs", runs, "--max-live-feeds", "2", "--live-idle-seconds", "2"]) as srv:
         silent = []
         for k in range(2):
@@ -538,10 +541,7 @@ def feeds():
 
 
 def big_run():
-    runs = os.path.join(work, "runs")
-    run = os.path.join(runs, "big")
-    os.makedirs(run)
-    open(os.path.join(run, "config.toml"), "w").write('[run]\ngame = "lost_cities"\nmax_iterations = 100000\n')
+    runs, run = make_run("big", '[run]\ngame = "lost_cities"\nmax_iterations = 100000\n')
     metrics = os.path.join(run, "metrics.jsonl")
     table = {f"opponent {k}": {"weight": 0.1 * k, "games": 100 + k, "score": -1.5 * k} for k in range(48)}
     n, every = 15000, 500
@@ -607,10 +607,8 @@ def big_run():
 
 
 def load_race():
-    runs = os.path.join(work, "runs")
-    run = os.path.join(runs, "broken")
+    runs, run = make_run("broken", open(os.path.join(here, "..", "..", "configs", "league_styles_2h.toml")).read())
     os.makedirs(os.path.join(run, "checkpoints"))
-    shutil.copy(os.path.join(here, "..", "..", "configs", "league_styles_2h.toml"), os.path.join(run, "config.toml"))
     fifo = os.path.join(run, "checkpoints", "latest")
     os.mkfifo(fifo)  # the load blocks reading it until this script writes (a name that is no checkpoint)
     answers = {}
