@@ -30,6 +30,9 @@ says it must withstand; one case per attack. Prints "ok: CASE: ..." or "FAIL: CA
                evaluation in, the last line in, under 1 MB), the server's memory grows by less than
                the file, appended lines reach a live feed, a rewritten file is read again, a line
                over 1 MiB is skipped
+  hints        50 hints asked at once for one game (a build with a hint agent): each answered 200,
+               429 (one per game at a time) or 503 (four at once in all), at least one of each kind
+               of refusal or answer as the limits say, and a hint afterwards is served
   load_race    two games asked at once of an opponent whose load fails are both answered (422):
                the second, queued while the first load ran, is not dropped (needs a build that
                plays checkpoints: the load is held on a named pipe until both requests are in)
@@ -606,6 +609,36 @@ def big_run():
             f"peak memory +{grew:.0f} MiB, appended lines pushed live, a rewrite read again")
 
 
+def hints():
+    with Server(bin_dir, work) as srv:
+        st, players = srv.call("GET", "/api/players")
+        check(st == 200 and players.get("hint"), f"no hint agent in this build: {str(players)[:200]}")
+        st, g = new_game(srv, seat=0, seed=1)
+        check(st == 201 and g["legal"], f"a game on my turn: {st} {str(g)[:200]}")
+        answers = []
+        lock = threading.Lock()
+
+        def ask():
+            st, body = srv.call("GET", f"/api/games/{g['id']}/hint")
+            with lock:
+                answers.append((st, body))
+
+        threads = [threading.Thread(target=ask) for _ in range(50)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        codes = sorted(st for st, _ in answers)
+        check(len(answers) == 50 and set(codes) <= {200, 429, 503}, f"answers {codes}")
+        check(codes.count(200) >= 1 and codes.count(429) >= 1, f"answers {codes}: want some served and some refused")
+        check(all("being worked out" in b.get("error", "") for st, b in answers if st == 429), "a 429 without its reason")
+        st, h = srv.call("GET", f"/api/games/{g['id']}/hint")
+        check(st == 200 and h.get("moves"), f"a hint after the flood: {st} {str(h)[:200]}")
+        st, after = srv.call("POST", f"/api/games/{g['id']}/move", {"action": h["moves"][0]["id"]})
+        check(st == 200, f"the game goes on: {st} {str(after)[:200]}")
+    return f"{checks} checks: 50 hints at once answered {codes.count(200)} served, {codes.count(429)} 429, {codes.count(503)} 503"
+
+
 def load_race():
     runs, run = make_run("broken", open(os.path.join(here, "..", "..", "configs", "league_styles_2h.toml")).read())
     os.makedirs(os.path.join(run, "checkpoints"))
@@ -659,5 +692,5 @@ def load_race():
 
 cases = {"program": program, "cross_site": cross_site, "gzip_bomb": gzip_bomb, "slow": slow, "limits": limits,
          "token": token, "names": names, "bodies": bodies, "feeds": feeds, "big_run": big_run,
-         "load_race": load_race}
+         "hints": hints, "load_race": load_race}
 print(f"ok: {case}: {cases[case]()}")
