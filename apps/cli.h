@@ -64,7 +64,7 @@ inline void add_external_player_options(CLI::App& app, MatchPlayerFlags& f) {
       ->check(CLI::Range(0.01, 1048576.0));
   app.add_option("--player-logs", f.external.log_dir,
                  "external players: directory of their stderr logs (default: cfr-ladder: the folder of --json or "
-                 "--svg; otherwise $TMPDIR/cfr-player-logs-PID, named on stderr; never the current directory)")
+                 "--svg; otherwise a new $TMPDIR/cfr-player-logs-XXXXXX, named on stderr; never the current directory)")
       ->check(CLI::ExistingDirectory);
   app.add_flag("--stop-on-fault", f.stop_on_fault,
                "stop at the first forfeit of an external player (exit 5) instead of going on with the match");
