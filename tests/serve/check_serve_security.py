@@ -577,7 +577,9 @@ def big_run():
         check(evals == list(range(every, n + 1, every)), f"evaluations drawn at {evals[:5]}... ({len(evals)})")
         check(all(set(p) <= {"iteration", "nodes_per_second", "evaluation"} for p in pts), f"a point's fields: {sorted(pts[0])}")
         grew = peak_rss_mib(srv.proc.pid) - rss0
-        check(grew < size_mib, f"the server's peak memory grew {grew:.0f} MiB reading a {size_mib:.0f} MiB file")
+        # Under a sanitizer freed memory is held back (ASan's quarantine): only the answer's size says.
+        sanitized = any("libasan" in m or "libtsan" in m for m in open(f"/proc/{srv.proc.pid}/maps"))
+        check(sanitized or grew < size_mib, f"the server's peak memory grew {grew:.0f} MiB reading a {size_mib:.0f} MiB file")
         # Appended lines: in the next answer and on a live feed from the count the page got.
         s, head = ws_upgrade(srv, f"/api/runs/big/live?from={n}")
         check(head.startswith("HTTP/1.1 101"), f"the live feed: {head[:80]!r}")
@@ -606,7 +608,8 @@ def big_run():
         check(d["lines"] == 5 and [p["iteration"] for p in d["metrics"]] == [1, 2, 3, 4, 5], f"rewritten: {str(d)[:200]}")
     os.remove(metrics)
     return (f"{checks} checks: a {size_mib:.0f} MiB metrics file read once, {len(pts)} points sent ({len(evals)} evaluations), "
-            f"peak memory +{grew:.0f} MiB, appended lines pushed live, a rewrite read again")
+            f"peak memory +{grew:.0f} MiB{' (a sanitizer build: not bounded here)' if sanitized else ''}, "
+            "appended lines pushed live, a rewrite read again")
 
 
 def hints():
