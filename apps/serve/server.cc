@@ -312,8 +312,7 @@ class Server {
       if (!ec) {
         refused = guard(parser.get());
         if (!refused) {
-          const bool upload = parser.get().method() == http::verb::post && parser.get().target().starts_with("/api/replay");
-          limit = upload ? opts_.max_upload : opts_.max_body;
+          limit = is_upload(parser.get()) ? opts_.max_upload : opts_.max_body;
           parser.body_limit(limit);  // a chunked body, as its chunks arrive
           if (const auto length = parser.content_length(); length && *length > limit)
             ec = http::error::body_limit;  // announced: refused before any of it is read
@@ -384,6 +383,11 @@ class Server {
     return false;
   }
 
+  /// A transcript upload (POST /api/replay...): its own body limit and Content-Types.
+  static bool is_upload(const Request& req) {
+    return req.method() == http::verb::post && req.target().starts_with("/api/replay");
+  }
+
   /// Same-origin, the right Host, the token beyond loopback, a JSON body for POSTs: else the refusal.
   std::optional<Response> guard(const Request& req) const {
     const std::string_view host = req[http::field::host];
@@ -421,7 +425,7 @@ class Server {
     if (req.method() == http::verb::options) return error(405, "no cross-origin requests: OPTIONS is not served");
     if (req.method() == http::verb::post) {
       const std::string type = media_type(req[http::field::content_type]);
-      const bool upload = req.target().starts_with("/api/replay");
+      const bool upload = is_upload(req);
       if (upload ? (type != "application/octet-stream" && type != "application/gzip" && type != "application/json")
                  : type != "application/json")
         return error(415, upload ? "a transcript is sent as Content-Type: application/octet-stream"
