@@ -5,6 +5,11 @@
 // e.g. two recipes under the same budget.
 //   cfr-plot RUN_DIR [--format png|svg] [--out DIR]
 //   cfr-plot RUN_DIR RUN_DIR... --out DIR [--format png|svg]
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -106,6 +111,36 @@ RunCurves read_run(const std::string& run_dir) {
   return c;
 }
 
+/// A gnuplot single-quoted string holding `text`: a quote is doubled (gnuplot's only escape in
+/// single quotes) and a newline or other control character, which would end the command, becomes
+/// a space. Every title and path in a script goes through it: a metrics key or a run directory's
+/// name is data, never gnuplot commands.
+std::string gnuplot_quoted(std::string_view text) {
+  std::string out = "'";
+  for (const char ch : text) {
+    if (ch == '\'')
+      out += "''";
+    else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
+      out += ' ';
+    else
+      out += ch;
+  }
+  return out + "'";
+}
+
+/// Runs `gnuplot SCRIPT` without a shell (the path is one argument, whatever it holds; absolute, so
+/// never an option); its exit status, or 127 when gnuplot cannot be started.
+int run_gnuplot(const fs::path& script) {
+  std::string prog = "gnuplot", path = fs::absolute(script).string();
+  std::vector<char*> argv = {prog.data(), path.data(), nullptr};
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, "gnuplot", nullptr, nullptr, argv.data(), environ) != 0) return 127;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return 127;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
 /// Draws the series that have points into out_dir/name.<format>; returns whether it drew anything.
 bool plot(const fs::path& out_dir, const std::string& name, const std::string& title, const std::string& ylabel,
           const std::vector<Series>& series, const std::string& format, bool logy, const std::string& xlabel = "iteration") {
@@ -127,17 +162,18 @@ bool plot(const fs::path& out_dir, const std::string& name, const std::string& t
   {
     std::ostringstream g;
     g << (format == "svg" ? "set terminal svg size 900,500 dynamic\n" : "set terminal pngcairo size 900,500\n");
-    g << "set output '" << image.string() << "'\n";
-    g << "set title '" << title << "'\nset xlabel '" << xlabel << "'\nset ylabel '" << ylabel << "'\nset grid\nset key outside\n";
+    g << "set output " << gnuplot_quoted(image.string()) << "\n";
+    g << "set title " << gnuplot_quoted(title) << "\nset xlabel " << gnuplot_quoted(xlabel) << "\nset ylabel "
+      << gnuplot_quoted(ylabel) << "\nset grid\nset key outside\n";
     if (logy) g << "set logscale y\n";
     g << "plot ";
     for (std::size_t i = 0; i < used.size(); ++i)
-      g << (i ? ", " : "") << "'" << data.string() << "' index " << i << " with linespoints " << used[i]->style << " title '"
-        << used[i]->title << "' noenhanced";
+      g << (i ? ", " : "") << gnuplot_quoted(data.string()) << " index " << i << " with linespoints " << used[i]->style
+        << " title " << gnuplot_quoted(used[i]->title) << " noenhanced";
     g << "\n";
     cfr::write_file_atomic(script.string(), g.str());
   }
-  const int rc = std::system(fmt::format("gnuplot '{}'", script.string()).c_str());
+  const int rc = run_gnuplot(script);
   if (rc != 0)
     throw std::runtime_error(
         fmt::format("gnuplot failed on {} (is gnuplot installed? scripts/setup.sh installs it)", script.string()));
