@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -17,6 +18,15 @@ namespace cfr {
 namespace {
 
 const toml::node& node_of(const void* p) { return *static_cast<const toml::node*>(p); }
+
+/// A TOML basic string holding `s`, written by toml++ (`"`, `\` and control characters escaped;
+/// other UTF-8 as it is): config.toml must parse back to the same value whatever a name or path
+/// holds.
+std::string toml_string(const std::string& s) {
+  std::ostringstream out;
+  out << toml::toml_formatter{toml::value<std::string>{s}, toml::format_flags::allow_unicode_strings};
+  return out.str();
+}
 
 template <class Int>
 ConfigField int_field(std::string section, std::string key, Int& ref, std::int64_t lo, std::int64_t hi, std::string help) {
@@ -75,7 +85,7 @@ ConfigField choice_field(std::string section, std::string key, std::string& ref,
               throw InputError(fmt::format("{}: {} = '{}'; valid: {}", where, name, v, join_names(choices)));
             ref = v;
           },
-          [&ref] { return fmt::format("\"{}\"", ref); }};
+          [&ref] { return toml_string(ref); }};
 }
 
 ConfigField list_field(std::string section, std::string key, std::vector<std::string>& ref, std::string help) {
@@ -93,7 +103,7 @@ ConfigField list_field(std::string section, std::string key, std::vector<std::st
           },
           [&ref] {
             std::string s = "[";
-            for (std::size_t i = 0; i < ref.size(); ++i) s += fmt::format("{}\"{}\"", i ? ", " : "", ref[i]);
+            for (std::size_t i = 0; i < ref.size(); ++i) s += (i ? ", " : "") + toml_string(ref[i]);
             return s + "]";
           }};
 }

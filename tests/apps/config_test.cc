@@ -140,6 +140,25 @@ TEST_CASE("--set overrides parse values as TOML, else as strings, and are checke
   CHECK_THROWS_WITH_AS(apply_override(c, "optimization.ema_decay=1.0"), doctest::Contains("out of range"), InputError);
 }
 
+TEST_CASE("strings with quotes, backslashes and control characters print as TOML that parses back to them") {
+  Config c;
+  apply_override(c, "run.experiment_name=a\"b");  // not TOML: taken as the string a"b
+  CHECK(c.run.experiment_name == "a\"b");
+  const std::string policy = "checkpoint:C:\\runs\\it's \"best\"\tnow";
+  const std::vector<std::string> opponents = {"checkpoint:/runs/x\"y", "checkpoint:back\\slash\\", "line\nbreak\x01\x7f", "é"};
+  c.algorithm_options["mmd"].values["initial_policy"] = policy;
+  c.algorithm_options["mmd"].values["opponents"] = opponents;
+  c.evaluation.opponents = {"a\\\"b"};
+  const std::string printed = to_toml(c);
+  Config again = parse_config(printed, "printed.toml");
+  CHECK(again.run.experiment_name == "a\"b");
+  CHECK(again.algorithm_options["mmd"].text("initial_policy") == policy);
+  CHECK(again.algorithm_options["mmd"].list("opponents") == opponents);
+  CHECK(again.evaluation.opponents == std::vector<std::string>{"a\\\"b"});
+  CHECK(to_toml(again) == printed);
+  CHECK(printed.find("experiment_name = \"a\\\"b\"") != std::string::npos);
+}
+
 TEST_CASE("a float where an integer is expected is refused, however large (found by fuzz_config)") {
   for (const char* text : {"[evaluation]\ngames = 111111111111111111111111110.4\n", "[run]\nseed = 1e300\n",
                            "[run]\nmax_iterations = nan\n", "[run]\nmax_iterations = 3.0\n"}) {
