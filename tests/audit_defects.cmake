@@ -8,3 +8,17 @@ set(audit_check ${CMAKE_CURRENT_SOURCE_DIR}/check_audit_defects.py)
 cfr_expect_output(audit.plot_runs_no_command_from_metrics_keys_or_paths "ok: plot_injection: exit 0 twice, no marker file"
   ${audit_check} plot_injection $<TARGET_FILE_DIR:cfr-plot> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_plot_injection)
 set_tests_properties(audit.plot_runs_no_command_from_metrics_keys_or_paths PROPERTIES LABELS apps)
+
+if(CFR_WITH_TORCH)
+  # cfr-run --resume without checkpoints/latest but with iter-* checkpoints: refused naming both,
+  # nothing changed (it restarted from iteration 1, dropping every metrics line and snapshot).
+  cfr_expect_output(audit.resume_without_latest_is_refused_and_keeps_metrics
+    "ok: resume_no_latest: exit 2 naming latest and iter-000003; 3 metrics lines and 3 snapshots kept"
+    ${audit_check} resume_no_latest $<TARGET_FILE_DIR:cfr-run> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_resume_no_latest)
+  # An invalid metrics line before the last: exit 2 naming it (it was dropped silently).
+  cfr_expect_output(audit.resume_refuses_an_invalid_metrics_line_by_number "ok: metrics_bad_line: exit 2 naming metrics.jsonl:2"
+    ${audit_check} metrics_bad_line $<TARGET_FILE_DIR:cfr-run> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_metrics_bad_line)
+  set_tests_properties(audit.resume_without_latest_is_refused_and_keeps_metrics
+    audit.resume_refuses_an_invalid_metrics_line_by_number PROPERTIES LABELS "apps;torch" TIMEOUT 300)
+endif()
+

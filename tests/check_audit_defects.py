@@ -6,7 +6,15 @@ case that fails without its fix. Prints "ok: CASE: ..." (exit 0) or "FAIL: ..." 
                     and gnuplot and shell commands: none of them runs (their marker files stay
                     absent), every string in the gnuplot script is quoted as gnuplot reads it, and
                     the plots are drawn (where gnuplot is installed)
+  resume_no_latest  cfr-run --resume of a Kuhn run whose checkpoints/latest is gone but whose
+                    iter-* checkpoint is there: exit 2 naming latest and that checkpoint, and
+                    metrics.jsonl, the snapshots and parts/ stay as they were; with the name
+                    written into latest, the resume continues from it
+  metrics_bad_line  cfr-run --resume of a Kuhn run with an invalid line in the middle of
+                    metrics.jsonl: exit 2 naming the file and the line, the run directory as it
+                    was; a torn last line instead is dropped and the resume continues
 WORK_DIR is removed and made again (under the build tree)."""
+import glob
 import json
 import os
 import shutil
@@ -71,10 +79,83 @@ def plot_injection():
           f"gnuplot {'ran' if have_gnuplot else 'absent'}")
 
 
+SMALL_KUHN = ["--set", "traversal.traversals_per_player=50", "--set", "optimization.advantage_updates_per_iteration=20",
+              "--set", "optimization.strategy_updates_per_iteration=20", "--set", "evaluation.eval_every=0"]
+
+
+def train_kuhn(run_dir, iterations, *extra):
+    run([exe("cfr-run"), os.path.join(src, "configs", "kuhn.toml"), "--run-dir", run_dir, "--set",
+         f"run.max_iterations={iterations}"] + SMALL_KUHN + list(extra))
+
+
+def files_of(run_dir):
+    """Every file under run_dir but the checkpoints: relative path -> bytes."""
+    out = {}
+    for root, _, names in os.walk(run_dir):
+        for n in names:
+            rel = os.path.relpath(os.path.join(root, n), run_dir)
+            if not rel.startswith("checkpoints" + os.sep):
+                out[rel] = open(os.path.join(root, n), "rb").read()
+    return out
+
+
+def resume_no_latest():
+    run_dir = os.path.join(work, "run")
+    train_kuhn(run_dir, 3, "--set", "checkpoint.keep_snapshots=true")
+    metrics = os.path.join(run_dir, "metrics.jsonl")
+    latest = os.path.join(run_dir, "checkpoints", "latest")
+    name = open(latest).read().strip()
+    os.remove(latest)
+    before = files_of(run_dir)
+    lines = open(metrics).read().count("\n")
+    snaps = sorted(glob.glob(os.path.join(run_dir, "snapshots", "*.bin")))
+    p = run([exe("cfr-run"), "--resume", run_dir, "--set", "run.max_iterations=5"], want_rc=2)
+    if f"{latest} is missing" not in p.stderr or os.path.join(run_dir, "checkpoints", name) not in p.stderr:
+        fail(f"the refusal does not name {latest} and {name}: {p.stderr}")
+    after = files_of(run_dir)
+    if after != before:
+        changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+        fail(f"the refused resume changed {changed}")
+    if lines != 3 or len(snaps) != 3:
+        fail(f"the run had {lines} metrics lines and {len(snaps)} snapshots, expected 3 and 3")
+    # The recovery the message tells.
+    with open(latest, "w") as f:
+        f.write(name + "\n")
+    p = run([exe("cfr-run"), "--resume", run_dir, "--set", "run.max_iterations=5"])
+    iters = [json.loads(l).get("iteration") for l in open(metrics)]
+    if "resumed from the checkpoint of iteration 3" not in p.stdout + p.stderr or iters != [1, 2, 3, 4, 5]:
+        fail(f"after writing {name} into latest: iterations {iters}: {p.stdout}{p.stderr}")
+    print(f"ok: resume_no_latest: exit 2 naming latest and {name}; {lines} metrics lines and {len(snaps)} snapshots kept; "
+          f"with latest written back, iterations {iters}")
+
+
+def metrics_bad_line():
+    run_dir = os.path.join(work, "run")
+    train_kuhn(run_dir, 3)
+    metrics = os.path.join(run_dir, "metrics.jsonl")
+    good = open(metrics).read().splitlines(keepends=True)
+    with open(metrics, "w") as f:
+        f.write(good[0] + "{not json\n" + "".join(good[1:]))
+    before = files_of(run_dir)
+    p = run([exe("cfr-run"), "--resume", run_dir, "--set", "run.max_iterations=4"], want_rc=2)
+    if f"{metrics}:2: invalid JSON" not in p.stderr:
+        fail(f"the refusal does not name {metrics}:2: {p.stderr}")
+    if files_of(run_dir) != before:
+        fail("the refused resume changed the run directory")
+    # A torn last line (a crash mid-append: no newline) is dropped and the resume goes on.
+    with open(metrics, "w") as f:
+        f.write("".join(good) + '{"iteration": 4, "los')
+    p = run([exe("cfr-run"), "--resume", run_dir, "--set", "run.max_iterations=4"])
+    iters = [json.loads(l).get("iteration") for l in open(metrics)]
+    if iters != [1, 2, 3, 4]:
+        fail(f"after a torn last line: iterations {iters}")
+    print(f"ok: metrics_bad_line: exit 2 naming metrics.jsonl:2, nothing changed; a torn last line dropped, iterations {iters}")
+
+
 def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    cases = {"plot_injection": plot_injection}
+    cases = {"plot_injection": plot_injection, "resume_no_latest": resume_no_latest, "metrics_bad_line": metrics_bad_line}
     if case not in cases:
         fail(f"unknown case; valid: {', '.join(cases)}")
     cases[case]()

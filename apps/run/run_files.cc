@@ -1,11 +1,12 @@
 #include "apps/run/run_files.h"
 
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/errors.h"
 #include "engine/core/files.h"
 
 namespace cfr {
@@ -15,15 +16,23 @@ namespace fs = std::filesystem;
 std::string checkpoint_dir_name(int iteration) { return fmt::format("iter-{:06d}", iteration); }
 
 void trim_metrics(const std::string& path, int last) {
-  std::ifstream in(path);
+  const std::string text = fs::exists(path) ? read_text_file(path) : std::string();
+  std::istringstream in(text);
   std::string line, kept;
+  int lineno = 0;
   while (std::getline(in, line)) {
+    ++lineno;
+    nlohmann::json j;
     try {
-      const auto j = nlohmann::json::parse(line);
-      if (j.value("iteration", 0) <= last) kept += line + "\n";
-    } catch (const nlohmann::json::exception&) {
-      // a torn line from a crash: dropped
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception& e) {
+      if (in.eof() && text.back() != '\n') break;  // the last line, cut off by a crash mid-append: dropped
+      throw InputError(fmt::format("{}:{}: invalid JSON: {} (a resume drops only a torn last line; remove or repair this one)",
+                                   path, lineno, e.what()));
     }
+    if (!j.is_object() || (j.contains("iteration") && !j["iteration"].is_number_integer()))
+      throw InputError(fmt::format("{}:{}: not a metrics line (a JSON object whose iteration is an integer)", path, lineno));
+    if (j.value("iteration", 0) <= last) kept += line + "\n";
   }
   write_file_atomic(path, kept);
 }

@@ -51,7 +51,9 @@ class MetricsFile {
   int fd_ = -1;
 };
 
-/// Keeps the metrics lines of iterations ≤ last (and drops a torn last line), atomically.
+/// Keeps the metrics lines of iterations ≤ last (and drops a torn last line: no newline, not
+/// JSON), atomically. Any other line that is not a JSON object is an InputError naming the file and
+/// line, and the file is left as it was.
 void trim_metrics(const std::string& path, int last);
 
 /// run_dir/parts/part-NNN.toml: each part of a run (its first start and every resume) keeps the

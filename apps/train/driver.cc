@@ -1,6 +1,7 @@
 #include "apps/train/driver.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <utility>
@@ -98,6 +99,35 @@ ResumeReport compare_resume(Config& cfg, Config& trained_with, bool memories, in
   return r;
 }
 
+/// A resumed run without checkpoints/latest restarts from iteration 1 only when it has no
+/// checkpoint at all (killed before its first): with iter-* directories there, restarting would
+/// drop their iterations' metrics and snapshots, so it is refused naming the newest.
+void refuse_checkpoints_without_latest(const fs::path& checkpoints, const std::string& run_dir) {
+  if (!fs::is_directory(checkpoints) || fs::exists(checkpoints / "latest")) return;
+  std::string name;  // the newest iter-N directory
+  unsigned long long newest = 0;
+  int count = 0;
+  for (const auto& e : fs::directory_iterator(checkpoints)) {
+    const std::string n = e.path().filename().string();
+    unsigned long long it = 0;
+    const char* end = n.data() + n.size();
+    if (n.size() <= 5 || n.rfind("iter-", 0) != 0 || !e.is_directory()) continue;
+    if (const auto [ptr, ec] = std::from_chars(n.data() + 5, end, it); ec != std::errc{} || ptr != end) continue;
+    ++count;
+    if (name.empty() || it > newest) newest = it, name = n;
+  }
+  if (count == 0) return;
+  const std::string latest = (checkpoints / "latest").string();
+  const std::string found =
+      count == 1 ? fmt::format("checkpoint directory {} is there", (checkpoints / name).string())
+                 : fmt::format("{} checkpoint directories are there, the newest {}", count, (checkpoints / name).string());
+  throw InputError(
+      fmt::format("--resume {}: {} is missing, but {}; restarting from iteration 1 would drop their metrics and snapshots, so "
+                  "nothing was changed. If {} is complete (cfr-eval {} loads it), write its name into latest (echo {} > '{}') "
+                  "and resume again; to start over, train into a new --run-dir",
+                  run_dir, latest, found, name, (checkpoints / name).string(), name, latest));
+}
+
 /// The learner (or a single process): prepares the run directory, restores a resumed run's
 /// latest checkpoint and says what the resume is, then trains.
 int learn(Trainer& trainer, Config& cfg, const DriverOptions& opts, const std::string& config_toml) {
@@ -114,8 +144,9 @@ int learn(Trainer& trainer, Config& cfg, const DriverOptions& opts, const std::s
     write_part_config(opts.run_dir, config_toml, "first start");
     return trainer.train(1, nullptr, "");
   }
-  // Leftovers of a checkpoint write that a crash interrupted (.tmp-* directories, *.tmp files).
   const fs::path checkpoints = run_dir / "checkpoints";
+  refuse_checkpoints_without_latest(checkpoints, opts.run_dir);
+  // Leftovers of a checkpoint write that a crash interrupted (.tmp-* directories, *.tmp files).
   if (fs::is_directory(checkpoints))
     for (const auto& e : fs::directory_iterator(checkpoints)) {
       const std::string name = e.path().filename().string();
@@ -138,9 +169,10 @@ int learn(Trainer& trainer, Config& cfg, const DriverOptions& opts, const std::s
                 "same run as an uninterrupted one)",
                 from, trainer.resume_needs_memories() ? "memories saved, " : "")
           : fmt::format("resumed from the checkpoint of iteration {}: NOT exact: {}", from, join_names(report.reasons));
+  // The metrics first: an invalid line in them is refused before anything else is written.
+  trim_metrics((run_dir / "metrics.jsonl").string(), from);
   const int part = write_part_config(opts.run_dir, config_toml, verdict);
   write_file_atomic((run_dir / "config.toml").string(), config_toml);
-  trim_metrics((run_dir / "metrics.jsonl").string(), from);
   const nlohmann::json record = {{"resume",
                                   {{"part", part},
                                    {"from_iteration", from},
