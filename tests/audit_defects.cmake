@@ -22,3 +22,13 @@ if(CFR_WITH_TORCH)
     audit.resume_refuses_an_invalid_metrics_line_by_number PROPERTIES LABELS "apps;torch" TIMEOUT 300)
 endif()
 
+# cfr-arena --replay: an integer that does not fit in 32 bits is refused naming the field and the
+# value (a deck id of 2^32 + 14 was read as 14 and the game accepted); a gzip file that expands
+# past 256 MiB is refused naming the limit (it was read whole into memory).
+cfr_expect_error(audit.replay_refuses_a_deck_id_beyond_32_bits
+  "replay_deck_id_overflow.jsonl:1: deck.0. = 4294967310 is out of range .a 32-bit integer."
+  $<TARGET_FILE:cfr-arena> --replay ${data}/replay_deck_id_overflow.jsonl --quiet)
+cfr_expect_output(audit.replay_refuses_a_gzip_file_past_256_mib "ok: replay_gzip_cap: exit 2 naming the 256 MiB limit"
+  ${audit_check} replay_gzip_cap $<TARGET_FILE_DIR:cfr-arena> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_replay_gzip_cap)
+set_tests_properties(audit.replay_refuses_a_deck_id_beyond_32_bits audit.replay_refuses_a_gzip_file_past_256_mib
+  PROPERTIES LABELS "apps;arena")

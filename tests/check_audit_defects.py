@@ -13,8 +13,11 @@ case that fails without its fix. Prints "ok: CASE: ..." (exit 0) or "FAIL: ..." 
   metrics_bad_line  cfr-run --resume of a Kuhn run with an invalid line in the middle of
                     metrics.jsonl: exit 2 naming the file and the line, the run directory as it
                     was; a torn last line instead is dropped and the resume continues
+  replay_gzip_cap   cfr-arena --replay of a 0.3 MB gzip file (257 members of 1 MiB of text each)
+                    that expands past the 256 MiB limit: exit 2 naming the file and the limit
 WORK_DIR is removed and made again (under the build tree)."""
 import glob
+import gzip
 import json
 import os
 import shutil
@@ -152,10 +155,24 @@ def metrics_bad_line():
     print(f"ok: metrics_bad_line: exit 2 naming metrics.jsonl:2, nothing changed; a torn last line dropped, iterations {iters}")
 
 
+def replay_gzip_cap():
+    bomb = os.path.join(work, "bomb.jsonl.gz")
+    member = gzip.compress(b'{"deck": [' + b" " * ((1 << 20) - 10), compresslevel=9)
+    with open(bomb, "wb") as f:
+        for _ in range(257):
+            f.write(member)
+    size = os.path.getsize(bomb)
+    p = run([exe("cfr-arena"), "--replay", bomb, "--quiet"], want_rc=2)
+    if f"{bomb}: more than 256 MiB of text once decompressed" not in p.stderr:
+        fail(f"the refusal does not name the file and the limit: {p.stderr}")
+    print(f"ok: replay_gzip_cap: exit 2 naming the 256 MiB limit, for a {size}-byte gzip file of 257 MiB")
+
+
 def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    cases = {"plot_injection": plot_injection, "resume_no_latest": resume_no_latest, "metrics_bad_line": metrics_bad_line}
+    cases = {"plot_injection": plot_injection, "resume_no_latest": resume_no_latest, "metrics_bad_line": metrics_bad_line,
+             "replay_gzip_cap": replay_gzip_cap}
     if case not in cases:
         fail(f"unknown case; valid: {', '.join(cases)}")
     cases[case]()

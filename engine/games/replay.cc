@@ -2,6 +2,8 @@
 
 #include <zlib.h>
 
+#include <climits>
+#include <cstdint>
 #include <memory>
 
 #include <fmt/format.h>
@@ -16,6 +18,17 @@ namespace cfr::lc {
 namespace {
 
 using nlohmann::json;
+
+/// An integer field's value as an int; InputError naming the field and the value when it is not an
+/// integer or does not fit in 32 bits (json's get<int> would keep the low bits: 4294967296 + k read
+/// as k).
+int int_value(const json& v, std::string_view field, std::string_view where) {
+  if (!v.is_number_integer()) throw InputError(fmt::format("{}: {} must be an integer, got {}", where, field, v.dump()));
+  const bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT_MAX)
+                                           : v.get<std::int64_t>() >= INT_MIN && v.get<std::int64_t>() <= INT_MAX;
+  if (!fits) throw InputError(fmt::format("{}: {} = {} is out of range (a 32-bit integer)", where, field, v.dump()));
+  return v.get<int>();
+}
 
 Rules rules_from_json(const json& j, std::string_view where) {
   if (!j.is_object()) throw InputError(fmt::format("{}: field 'rules' must be an object", where));
@@ -41,9 +54,7 @@ Rules rules_from_json(const json& j, std::string_view where) {
       for (const auto& kk : kKnobs) valid.emplace_back(kk.name);
       throw InputError(fmt::format("{}: unknown rules knob '{}'; valid knobs: {}", where, key, join_names(valid)));
     }
-    if (!value.is_number_integer())
-      throw InputError(fmt::format("{}: rules.{} must be an integer, got {}", where, key, value.dump()));
-    r.*(k->field) = value.get<int>();
+    r.*(k->field) = int_value(value, "rules." + key, where);
   }
   try {
     r.validate();
@@ -58,9 +69,7 @@ std::vector<int> int_array(const json& j, const char* field, std::string_view wh
   std::vector<int> v;
   v.reserve(j.size());
   for (std::size_t i = 0; i < j.size(); ++i) {
-    if (!j[i].is_number_integer())
-      throw InputError(fmt::format("{}: {}[{}] must be an integer, got {}", where, field, i, j[i].dump()));
-    v.push_back(j[i].get<int>());
+    v.push_back(int_value(j[i], fmt::format("{}[{}]", field, i), where));
   }
   return v;
 }
@@ -98,7 +107,7 @@ ReplayGame parse_replay_line(std::string_view text, int line, int index, std::st
   g.game = index;
   if (j.contains("game")) {
     if (!j["game"].is_number_integer()) throw InputError(fmt::format("{}: field 'game' must be an integer", where));
-    g.game = j["game"].get<int>();
+    g.game = int_value(j["game"], "field 'game'", where);
   }
   g.rules = j.contains("rules") ? rules_from_json(j["rules"], where) : Rules{};
   if (!j.contains("deck")) throw InputError(fmt::format("{}: missing field 'deck'", where));
@@ -169,6 +178,7 @@ std::vector<std::string> read_lines(const std::string& path) {
   std::vector<std::string> lines;
   std::string cur;
   char buf[1 << 16];
+  std::size_t total = 0;
   for (;;) {
     const int n = gzread(f, buf, sizeof buf);
     if (n < 0) {
@@ -176,6 +186,10 @@ std::vector<std::string> read_lines(const std::string& path) {
       throw InputError(fmt::format("{}: read error: {}", path, gzerror(f, &err)));
     }
     if (n == 0) break;
+    total += static_cast<std::size_t>(n);
+    if (total > kMaxTextBytes)
+      throw InputError(fmt::format("{}: more than {} MiB of text{}: over the limit of a file read whole; split it", path,
+                                   kMaxTextBytes >> 20, gzdirect(f) ? "" : " once decompressed"));
     for (int i = 0; i < n; ++i) {
       if (buf[i] == '\n') {
         lines.push_back(std::move(cur));

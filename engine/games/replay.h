@@ -45,7 +45,12 @@ std::string rules_json_text(const Rules& rules);
 std::string transcript_line(int game, const Rules& rules, std::span<const int> deck, std::span<const int> actions,
                             const std::array<std::optional<std::string>, 2>& bots);
 
-/// Reads every non-blank line of a file (plain or gzip-compressed).
+/// The most text read_lines reads from one file (after decompression): 256 MiB, some 75,000 games
+/// of a transcript; a gzip file that expands past it (a "zip bomb") is refused before it fills memory.
+inline constexpr std::size_t kMaxTextBytes = std::size_t{256} << 20;
+
+/// Reads every non-blank line of a file (plain or gzip-compressed); InputError naming the file and
+/// the limit when its text is longer than kMaxTextBytes.
 std::vector<std::string> read_lines(const std::string& path);
 
 /// Reads and parses a whole transcript file.
