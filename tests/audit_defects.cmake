@@ -32,3 +32,11 @@ cfr_expect_output(audit.replay_refuses_a_gzip_file_past_256_mib "ok: replay_gzip
   ${audit_check} replay_gzip_cap $<TARGET_FILE_DIR:cfr-arena> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_replay_gzip_cap)
 set_tests_properties(audit.replay_refuses_a_deck_id_beyond_32_bits audit.replay_refuses_a_gzip_file_past_256_mib
   PROPERTIES LABELS "apps;arena")
+
+if(CFR_WITH_TORCH)
+  # Deep CFR with checkpoint.keep_snapshots: a resume without one of the snapshots it goes on from
+  # is refused naming the file (it averaged the others), as MMD's snapshot opponents are.
+  cfr_expect_output(audit.resume_refuses_a_missing_advantage_snapshot "ok: snapshots_missing: exit 2 naming snapshots/iter-000002.bin"
+    ${audit_check} snapshots_missing $<TARGET_FILE_DIR:cfr-run> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_snapshots_missing)
+  set_tests_properties(audit.resume_refuses_a_missing_advantage_snapshot PROPERTIES LABELS "apps;torch" TIMEOUT 300)
+endif()

@@ -15,6 +15,9 @@ case that fails without its fix. Prints "ok: CASE: ..." (exit 0) or "FAIL: ..." 
                     was; a torn last line instead is dropped and the resume continues
   replay_gzip_cap   cfr-arena --replay of a 0.3 MB gzip file (257 members of 1 MiB of text each)
                     that expands past the 256 MiB limit: exit 2 naming the file and the limit
+  snapshots_missing cfr-run --resume of a Kuhn run kept with checkpoint.keep_snapshots whose
+                    snapshot of iteration 2 is gone: exit 2 naming that file, the run directory
+                    as it was; with the file back, the resume continues
 WORK_DIR is removed and made again (under the build tree)."""
 import glob
 import gzip
@@ -168,11 +171,31 @@ def replay_gzip_cap():
     print(f"ok: replay_gzip_cap: exit 2 naming the 256 MiB limit, for a {size}-byte gzip file of 257 MiB")
 
 
+def snapshots_missing():
+    run_dir = os.path.join(work, "run")
+    train_kuhn(run_dir, 3, "--set", "checkpoint.keep_snapshots=true")
+    snap = os.path.join(run_dir, "snapshots", "iter-000002.bin")
+    kept = snap + ".kept"
+    os.rename(snap, kept)
+    before = files_of(run_dir)
+    p = run([exe("cfr-run"), "--resume", run_dir, "--set", "run.max_iterations=4"], want_rc=2)
+    if f"the advantage snapshot of iteration 2 ({snap}) is missing" not in p.stderr:
+        fail(f"the refusal does not name {snap}: {p.stderr}")
+    if files_of(run_dir) != before:
+        fail("the refused resume changed the run directory")
+    os.rename(kept, snap)
+    p = run([exe("cfr-run"), "--resume", run_dir, "--set", "run.max_iterations=4"])
+    snaps = sorted(os.path.basename(f) for f in glob.glob(os.path.join(run_dir, "snapshots", "*.bin")))
+    if len(snaps) != 4:
+        fail(f"after restoring the snapshot: {snaps}: {p.stdout}{p.stderr}")
+    print(f"ok: snapshots_missing: exit 2 naming snapshots/iter-000002.bin, nothing changed; with it back, {len(snaps)} snapshots")
+
+
 def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     cases = {"plot_injection": plot_injection, "resume_no_latest": resume_no_latest, "metrics_bad_line": metrics_bad_line,
-             "replay_gzip_cap": replay_gzip_cap}
+             "replay_gzip_cap": replay_gzip_cap, "snapshots_missing": snapshots_missing}
     if case not in cases:
         fail(f"unknown case; valid: {', '.join(cases)}")
     cases[case]()

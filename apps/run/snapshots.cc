@@ -78,4 +78,14 @@ void trim_snapshots(const std::string& run_dir, int last) {
     if (it > last) fs::remove(path);
 }
 
+void require_snapshots(const std::string& dir, int every, int last, const std::string& run_dir, std::string_view what,
+                       std::string_view consequence) {
+  std::vector<int> have;
+  for (const auto& [it, path] : list_snapshots(dir)) have.push_back(it);
+  for (int k = every; k <= last; k += every)
+    if (!std::binary_search(have.begin(), have.end(), k))
+      throw InputError(fmt::format("--resume {}: the {} of iteration {} ({}) is missing; the resumed run would {}", run_dir, what,
+                                   k, snapshot_path(dir, k), consequence));
+}
+
 }  // namespace cfr

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,5 +28,10 @@ std::vector<float> read_snapshot(const std::string& path, std::int64_t expected 
 std::vector<std::pair<int, std::string>> list_snapshots(const std::string& run_dir);
 /// Removes the snapshots of iterations after `last` (a resumed run continues from `last`).
 void trim_snapshots(const std::string& run_dir, int last);
+/// A resume's check that the snapshots it goes on from are all there: iterations every, 2·every, …,
+/// ≤ last under `dir` (`dir`/snapshots/iter-NNNNNN.bin). Else an InputError "--resume RUN_DIR: the
+/// WHAT of iteration K (PATH) is missing; the resumed run would CONSEQUENCE" for the first missing.
+void require_snapshots(const std::string& dir, int every, int last, const std::string& run_dir, std::string_view what,
+                       std::string_view consequence);
 
 }  // namespace cfr

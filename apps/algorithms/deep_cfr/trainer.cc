@@ -182,6 +182,12 @@ class DeepCfrTrainer final : public Trainer {
     const CheckpointMeta meta = read_checkpoint_meta(ck, run_.shape, nets_.specs());
     nets_.load((fs::path(ck) / "nets.pt").string());
     L.train_rng.set_state(meta.train_rng);
+    // Single Deep CFR's average is over every iteration's snapshot (apps/run/snapshots.h): without
+    // one, the resumed run would average other iterations than an uninterrupted one.
+    if (o_.keep_snapshots)
+      require_snapshots(io_.run_dir, 1, meta.iteration, io_.run_dir, "advantage snapshot",
+                        "average the iterations without it (Single Deep CFR). Restore it, start a new run, or resume with "
+                        "--set checkpoint.keep_snapshots=false");
     if (meta.memories) {
       const std::string mw = (fs::path(ck) / "memories.bin").string();
       std::ifstream in(mw, std::ios::binary);

@@ -150,16 +150,9 @@ class MmdTrainer final : public Trainer {
     train_rng_.set_state(meta.train_rng);
     // The snapshot opponents live beside the checkpoints (RUN/mmd/snapshots): without every one the
     // run kept, later iterations would draw from another set.
-    if (m_.rollout.snapshot_share > 0) {
-      std::vector<int> have;
-      for (const auto& [snap_it, path] : list_snapshots(snapshot_dir())) have.push_back(snap_it);
-      for (int k = m_.snapshot_every; k <= meta.iteration; k += m_.snapshot_every)
-        if (std::find(have.begin(), have.end(), k) == have.end())
-          throw InputError(
-              fmt::format("--resume {}: the snapshot opponent of iteration {} ({}) is missing; the resumed run "
-                          "would draw other opponents. Restore it, or start a new run",
-                          io_.run_dir, k, snapshot_path(snapshot_dir(), k)));
-    }
+    if (m_.rollout.snapshot_share > 0)
+      require_snapshots(snapshot_dir(), m_.snapshot_every, meta.iteration, io_.run_dir, "snapshot opponent",
+                        "draw other opponents. Restore it, or start a new run");
     read_league((fs::path(ck) / kLeagueFile).string());
     if (m_.overlap) read_overlap(ck, meta.iteration);
     return meta.iteration;
