@@ -174,4 +174,9 @@ void RunContext::print_iteration(const std::string& body) {
   say(fmt::format("iter {:>4}/{}  {}{}  ETA {:.0f}s", it_, run_.max_iterations, body, eval_text_, eta));
 }
 
+std::string progress_bar(std::int64_t done, std::int64_t total, int width) {
+  if (total <= 0 || done <= 0 || width <= 0) return {};
+  return std::string(static_cast<std::size_t>(std::min<std::int64_t>(width, width * std::min(done, total) / total)), '#');
+}
+
 }  // namespace cfr

@@ -12,6 +12,7 @@
 
 #include <unistd.h>  // getpid
 
+#include "apps/algorithms/context.h"
 #include "apps/run/algorithm_registry.h"
 #include "apps/run/config.h"
 #include "apps/train/driver.h"
@@ -101,4 +102,12 @@ TEST_CASE("every trainer reports numeric faults and losses under its networks' n
       CHECK(loss.is_number());
     }
   }
+}
+
+TEST_CASE("the progress bar counts in 64 bits past 71.6 million traversals") {
+  CHECK(cfr::progress_bar(80'000'000, 100'000'000) == std::string(24, '#'));  // 30 × 80 M overflows int
+  CHECK(cfr::progress_bar(100'000'000, 100'000'000) == std::string(30, '#'));
+  CHECK(cfr::progress_bar(1, 3) == std::string(10, '#'));
+  CHECK(cfr::progress_bar(0, 100).empty());
+  CHECK(cfr::progress_bar(5, 0).empty());
 }

@@ -444,8 +444,7 @@ class DeepCfrTrainer final : public Trainer {
         const int n = b.last_traversal + 1, total = o_.traversals_per_player;
         const double rate = n / std::max(1e-9, since(t_phase));
         std::fprintf(stderr, "\r  iteration %d/%d  player %d  [%-30s] %d/%d traversals  %.0f/s  phase ETA %.0fs   ", iter_.it,
-                     run_.max_iterations, p, std::string(static_cast<std::size_t>(30 * n / total), '#').c_str(), n, total, rate,
-                     (total - n) / std::max(rate, 1e-9));
+                     run_.max_iterations, p, progress_bar(n, total).c_str(), n, total, rate, (total - n) / std::max(rate, 1e-9));
       }
     };
     RunStats st;
