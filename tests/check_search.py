@@ -32,6 +32,14 @@ check_search.py --value CFR_ARENA MMD_RUN_DIR DEEP_CFR_RUN_DIR: its value leaves
      (the network's likelihood), the same match under recursive and pooled (each rollout its own
      bot instance); a model that is neither net nor bot:NAME, an
      unknown bot, opp with sims, and eps=0 are refused (exit 2).
+ 13. nest=K (a nested search in every rollout at the decider's next decision): nest=1 is the same
+     match as without it; with greedy rollouts, nn=1 and z=1000 (one deal: the paired test never
+     passes, so the nested search plays the network's first move, as a greedy rollout does) the same
+     match as without nest while its rollouts play more than twice the moves (the nested rollouts
+     ran); nest=2&nn=2 plays other games than no nest, the same under recursive and pooled with
+     chunk=8; nest with sims, reply, opp or bot rollouts, nest=17 and nd=-1 are refused (exit 2).
+     --value: nest=2&nd=2 (nested value leaves) plays reproducibly with more forwards; nd=2 on a
+     checkpoint without a value network is refused.
 Prints "ok: ..." or "FAIL: ..." (exit 1)."""
 import json
 import subprocess
@@ -100,7 +108,21 @@ if value_mode:
     if p.returncode != 2 or "depth=2 needs the checkpoint's value network" not in p.stderr:
         print(f"FAIL: depth on a checkpoint without a value network: exit {p.returncode}: {p.stderr}")
         sys.exit(1)
-    print(f"ok: depth >= cap is the full rollout; depth=2 searched {searched} decisions reproducibly with {f_leaf} forwards "
+    # depth=6: the rollouts reach the decider's next turn, where the nested search runs.
+    _, err_d6 = match(f"search:{run}?k=2&n=2&cap=40&depth=6", games=4)
+    n1, err_n1 = match(f"search:{run}?k=2&n=2&cap=40&depth=6&nest=2&nn=2&nd=2", games=4)
+    n2, _ = match(f"search:{run}?k=2&n=2&cap=40&depth=6&nest=2&nn=2&nd=2", games=4)
+    same(n1, n2, "the same nested value-leaf search twice")
+    f_d6, f_nest = cost(err_d6, "depth=6")[0], cost(err_n1, "nest=2 nd=2")[0]
+    if n1["games"] != 4 or not f_nest > f_d6:
+        print(f"FAIL: nest=2&nd=2: {n1['games']} games, {f_nest} forwards (without nest {f_d6})")
+        sys.exit(1)
+    p = subprocess.run([arena, "--bot0", f"search:{deep_cfr_run}?nest=2&nd=2", "--bot1", "random", "--games", "2"],
+                       capture_output=True, text=True)
+    if p.returncode != 2 or "nd=2 needs the checkpoint's value network" not in p.stderr:
+        print(f"FAIL: nd on a checkpoint without a value network: exit {p.returncode}: {p.stderr}")
+        sys.exit(1)
+    print(f"ok: nest=2&nd=2 reproducible with {f_nest} forwards (depth=6 without it {f_d6}); depth >= cap is the full rollout; depth=2 searched {searched} decisions reproducibly with {f_leaf} forwards "
           f"(full rollouts {f_full}), the same under recursive and interleaved; refused without a value network")
     sys.exit(0)
 
@@ -249,6 +271,37 @@ models = [match(f"search:{run}?k=2&n=4&cap=40&chunk=8&hist=4&opp=net|{two}&sched
           for s in ("recursive", "pooled")]
 same(models[0][0], models[1][0], "opponent models under recursive and pooled")
 posterior(models[0][1], "net")
+# nest=K: a nested search in every rollout, at the decider's first decision after the opponent moved.
+nest1, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&nest=1", games=4)
+same(nest1, plain0, "nest=1 and no nest")
+
+
+def rollout_moves(err, what):
+    try:
+        return float(err.split(" rollouts, ")[1].split(" rollout moves")[0])
+    except (IndexError, ValueError):
+        print(f"FAIL: {what}: no cost line: {err[-500:]}")
+        sys.exit(1)
+
+
+greedy, err_greedy = match(f"search:{run}?k=3&n=4&cap=40&prior=0&z=1000&rollout=greedy", games=4)
+greedy_nest, err_greedy_nest = match(f"search:{run}?k=3&n=4&cap=40&prior=0&z=1000&rollout=greedy&nest=3&nn=1", games=4)
+same(greedy_nest, greedy, "greedy rollouts with a nested search that never overrides, and without one")
+moves_plain, moves_nest = rollout_moves(err_greedy, "greedy"), rollout_moves(err_greedy_nest, "greedy nest=3 nn=1")
+if not moves_nest > 2 * moves_plain or moves_plain <= 0:
+    print(f"FAIL: nest=3&nn=1: {moves_nest} rollout moves a decision, {moves_plain} without it: want the nested rollouts' too")
+    sys.exit(1)
+nested = [match(f"search:{run}?k=3&n=4&cap=40&prior=0&chunk=8&nest=2&nn=2&sched={s}", games=4) for s in ("recursive", "pooled")]
+same(nested[0][0], nested[1][0], "nest=2 under recursive and pooled")
+plain_chunk, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&chunk=8&sched=recursive", games=4)
+differs(nested[0][0], plain_chunk, "nest=2 played the same games as no nest")
+for bad, want in (("nest=2&sims=8", "nest=2 with sims"), ("nest=2&reply=2", "nest=2 with reply"),
+                  ("nest=2&opp=bot:random", "nest=2 with opp"), ("nest=2&rollout=bot:random", "nest=2 with rollout=bot"),
+                  ("nest=17", "nest=17: must be an integer in [0, 16]"), ("nd=-1", "nd=-1: must be an integer")):
+    p = subprocess.run([arena, "--bot0", f"search:{run}?{bad}", "--bot1", "random", "--games", "2"], capture_output=True, text=True)
+    if p.returncode != 2 or want not in p.stderr:
+        print(f"FAIL: search {bad}: exit {p.returncode}: {p.stderr}")
+        sys.exit(1)
 for bad, want in (("opp=bot:heuristic_balanced|bogus", "'bogus' must be net or bot:NAME"), ("opp=bot:nobody", "nobody"),
                   ("opp=net|bot:random&sims=8", "opp with sims"), ("opp=net|bot:random&eps=0", "eps=0: must be a number in (0, 1]"),
                   ("opp=net|net", "'net' twice"), ("sims=4&belief=2", "sims=4 (the tree over the turn) with belief"), ("sims=4&wave=0", "wave=0: must be an integer in [1, 4096]"),
@@ -266,4 +319,6 @@ print(f"ok: search k=1 n=1 plays the network's {net['decisions0']} moves exactly
       f"z=1000 overrode {overrides(errzbig)} decisions where z=0 overrode {overrides(errz0)}; peek=2 played other games; win=1000 played other games than win=0; rtemp=5 other games than rtemp=1; "
       f"sims=8 k=1 is the network; sims=24 searched {tree_searched} decisions, the same under recursive and pooled, other games than the flat search; "
       f"opp=net is the network's rollouts, opp=bot:heuristic_balanced other games; the posterior of bot:random {p_rand:.2f} "
-      f"against random, of bot:heuristic_balanced {p_bal:.2f} against it, the same under recursive and pooled")
+      f"against random, of bot:heuristic_balanced {p_bal:.2f} against it, the same under recursive and pooled; "
+      f"nest=3 that never overrides is the plain greedy search with {moves_nest:.0f} rollout moves a decision against "
+      f"{moves_plain:.0f}; nest=2 other games, the same under recursive and pooled")

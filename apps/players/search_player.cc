@@ -50,7 +50,7 @@ constexpr int kBotDraws = 16;  // draws of a bot that consults its RNG, to estim
 
 constexpr std::string_view kSearchKeys =
     "k, n, prior, z, cap, depth, rollout, opp, hist, eps, sched, chunk, belief, pool, btemp, ess, reply, peek, win, rtemp, sims, "
-    "wave, c, turn";
+    "wave, c, turn, nest, nn, nd";
 
 }  // namespace
 
@@ -132,6 +132,12 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
       o.puct = parse_real(key, v, 0, kInf, false, "≥ 0");
     } else if (key == "peek") {
       o.peek = parse_int(key, v, 0, 2);
+    } else if (key == "nest") {
+      o.nest_k = parse_int(key, v, 0, kMaxSearchCandidates);
+    } else if (key == "nn") {
+      o.nest_deals = parse_int(key, v, 1, 1024);
+    } else if (key == "nd") {
+      o.nest_depth = parse_int(key, v, 0, 100000);
     } else if (key == "btemp") {
       o.belief_temp = parse_real(key, v, 0, kInf, true, "> 0");
     } else {
@@ -162,17 +168,39 @@ struct Rollout {
   lc::Bot* opp = nullptr;
 };
 
+/// nest=K: the search a rollout runs at the decider's first decision after the opponent has moved
+/// (SearchOptions::nest_k); its own rollouts do not nest.
+struct NestedSearch {
+  int k = 0;
+  int deals = 0;
+  int depth = 0;  // moves before the value leaf (0: to the end or the cap)
+  double prior = 0, z = 0, win_reward = 0;
+};
+
+/// A finished rollout's value from its decider's seat: the value network's leaf (zero-sum), or
+/// the return as it stands, win_shaped by `win_reward`.
+double rollout_value(const Rollout& r, double win_reward) {
+  return std::isnan(r.leaf) ? win_shaped(r.s.returns(r.me), win_reward) : (r.s.current_player() == r.me ? r.leaf : -r.leaf);
+}
+
 /// Rollout `r` as a coroutine: each move suspends at the network's query (network 0 of the
 /// scheduler's set), which the scheduler batches with every other rollout's. With depth > 0 it
 /// stops after `depth` moves and queries the value network (network 1) for the state it reached.
+/// With `nest` (k > 1) the decider's first decision after the opponent has moved is searched:
+/// the network's k most probable moves on `nest->deals` deals resampled from the decider's view
+/// (deal j from derive_seed(base, 0, j), its rollouts from derive_seed(base, 1, j) for every move:
+/// common random numbers; base drawn from the rollout's stream), each nested rollout awaited in
+/// turn on this rollout's context, the choice by search_choice as at the root.
 Task<void> search_rollout(TraversalContext& ctx, const LostCitiesTraversalGame& game, Rollout& r, int cap, bool sampled,
-                          double temp, int depth, double value_scale) {
+                          double temp, int depth, double value_scale, const NestedSearch* nest) {
   const int A = game.num_actions();
   float logits[kMaxTraversalActions];
   float probs[kMaxTraversalActions];
   const int start = r.steps;
   const int stop = depth > 0 ? std::min(cap, depth) : cap;
+  bool opponent_moved = false;
   for (; !r.s.is_terminal() && r.steps < stop; ++r.steps) {
+    if (r.s.current_player() != r.me) opponent_moved = true;
     if (r.opp != nullptr && r.s.current_player() != r.me) {  // the modelled opponent: no query
       r.s.apply_action(r.opp->choose_action(r.s, r.rng));
       continue;
@@ -182,7 +210,34 @@ Task<void> search_rollout(TraversalContext& ctx, const LostCitiesTraversalGame& 
     game.encode(r.s, r.s.current_player(), in);
     co_await ctx.query(0, in, legal, logits);
     int a;
-    if (r.reply >= 0 && r.s.current_player() != r.me) {  // the searched reply: the opponent's r.reply-th best
+    if (nest != nullptr && opponent_moved && r.s.current_player() == r.me) {  // the nested search, once
+      masked_softmax(logits, legal, A, probs);
+      std::array<int, kMaxSearchCandidates> cand{};
+      const int k = search_candidates(probs, legal, nest->k, cand);
+      a = cand[0];
+      if (k > 1) {
+        SearchTally tally;
+        std::array<double, kMaxSearchCandidates> values{};
+        const std::uint64_t base = r.rng();
+        for (int j = 0; j < nest->deals; ++j) {
+          lc::State deal = r.s;
+          Rng deal_rng(derive_seed(base, 0, static_cast<std::uint64_t>(j)));
+          deal.resample_hidden(r.me, deal_rng);
+          for (int c = 0; c < k; ++c) {
+            Rollout sub{deal, Rng(derive_seed(base, 1, static_cast<std::uint64_t>(j))), r.decision, r.candidate, 0, r.me};
+            sub.model = r.model;
+            sub.opp = r.opp;
+            sub.s.apply_action(cand[static_cast<std::size_t>(c)]);
+            co_await search_rollout(ctx, game, sub, cap - r.steps - 1, sampled, temp, nest->depth, value_scale, nullptr);
+            values[static_cast<std::size_t>(c)] = rollout_value(sub, nest->win_reward);
+          }
+          tally.add_deal(std::span<const double>(values.data(), static_cast<std::size_t>(k)));
+        }
+        a = cand[static_cast<std::size_t>(
+            search_choice(tally, std::span<const int>(cand.data(), static_cast<std::size_t>(k)), probs, nest->prior, nest->z))];
+      }
+      nest = nullptr;
+    } else if (r.reply >= 0 && r.s.current_player() != r.me) {  // the searched reply: the opponent's r.reply-th best
       std::array<int, kMaxSearchCandidates> ranked{};
       a = ranked[static_cast<std::size_t>(search_candidates(logits, legal, r.reply + 1, ranked) - 1)];
       r.reply = -1;
@@ -251,7 +306,7 @@ class SearchBatchBot final : public lc::BatchBot {
       : policy_(std::move(policy)),
         chunked_(o.chunk > 0 ? std::make_unique<ChunkedEvaluator>(policy_.strategy(), o.chunk) : nullptr),
         net_(chunked_ ? *chunked_ : policy_.strategy()),
-        value_(o.depth > 0 && policy_.value() != nullptr
+        value_((o.depth > 0 || o.nest_depth > 0) && policy_.value() != nullptr
                    ? (o.chunk > 0 ? std::make_unique<ChunkedEvaluator>(*policy_.value(), o.chunk) : nullptr)
                    : nullptr),
         game_(policy_.game()),
@@ -419,6 +474,12 @@ class SearchBatchBot final : public lc::BatchBot {
           bots.push_back(lc::make_bot(o_.opponent_models[static_cast<std::size_t>(t)].substr(4), policy_.config.rules));
         rolls[i].opp = bots[i].get();
       }
+      const NestedSearch nest{.k = o_.nest_k,
+                              .deals = o_.nest_deals,
+                              .depth = o_.nest_depth < 0 ? o_.depth : o_.nest_depth,
+                              .prior = o_.prior,
+                              .z = o_.z,
+                              .win_reward = std::isnan(o_.win) ? policy_.win_reward() : o_.win};
       TraversalJob job{.iteration = 1,
                        .traverser = 0,
                        .num_traversals = static_cast<int>(rolls.size()),
@@ -428,7 +489,8 @@ class SearchBatchBot final : public lc::BatchBot {
                        .output_width = 1,
                        .start = [&](TraversalContext& ctx) {
                          return search_rollout(ctx, game_, rolls[static_cast<std::size_t>(ctx.index)], o_.rollout_cap,
-                                               o_.sampled_rollouts, o_.rollout_temp, o_.depth, policy_.value_scale());
+                                               o_.sampled_rollouts, o_.rollout_temp, o_.depth, policy_.value_scale(),
+                                               nest.k > 1 ? &nest : nullptr);
                        }};
       Evaluator* value = value_ ? value_.get() : policy_.value();
       Evaluator* nets[] = {&net_, value != nullptr ? value : &net_};
@@ -437,12 +499,6 @@ class SearchBatchBot final : public lc::BatchBot {
       rollout_moves_ += st.nodes;
       forwards_ += st.batch.forwards;
     }
-  }
-
-  /// A finished rollout's value from its decider's seat: the value network's leaf (zero-sum), or
-  /// the return as it stands, win_shaped by `win_reward`.
-  static double rollout_value(const Rollout& r, double win_reward) {
-    return std::isnan(r.leaf) ? win_shaped(r.s.returns(r.me), win_reward) : (r.s.current_player() == r.me ? r.leaf : -r.leaf);
   }
 
   /// sims=S: a tree over each decider's turn (engine/traversal/turn_tree.h): sequential halving
@@ -799,6 +855,18 @@ std::unique_ptr<lc::BatchBot> make_search_player(const std::string& spec, const 
                     : o.sims > 0  ? "sims"
                     : o.peek > 0  ? "peek"
                                   : "rollout=bot"));
+  if (o.nest_k > 1 && (!o.rollout_bot.empty() || o.replies > 1 || o.sims > 0 || !o.opponent_models.empty()))
+    throw InputError(
+        fmt::format("search:{}: nest={} with {}: the nested search belongs to the flat search with the network's "
+                    "rollouts",
+                    path, o.nest_k,
+                    o.replies > 1                ? "reply"
+                    : o.sims > 0                 ? "sims"
+                    : !o.opponent_models.empty() ? "opp"
+                                                 : "rollout=bot"));
+  if (o.nest_k > 1 && o.nest_depth > 0 && p.value() == nullptr)
+    throw InputError(fmt::format(
+        "search:{}: nd={} needs the checkpoint's value network (nd=0: the nested rollouts play to the end)", path, o.nest_depth));
   if (o.rollout_temp != 1.0 && !o.sampled_rollouts)
     throw InputError(
         fmt::format("search:{}: rtemp={} needs sampled rollouts (rollout=sampled, the default)", path, o.rollout_temp));

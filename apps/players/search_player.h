@@ -82,12 +82,21 @@ struct SearchOptions {
   int wave = 32;       // wave=B: simulations selected before any returns (their rollouts batched together)
   double puct = 20.0;  // c=C: PUCT's exploration constant, in the game's return units (score points)
   int turn_depth = 8;  // turn=D: the turn's first D decisions in the tree (1: the root only; then the rollouts play)
+  /// nest=K > 1: a nested search in every rollout (docs/search.md "A nested search in the rollouts"):
+  /// at the decider's first decision after the opponent has moved, the rollout does not sample the
+  /// network but searches as the root does (the network's K most probable moves on `nn` deals
+  /// resampled from the decider's view of the rollout's state, common to the moves, each finished by
+  /// a rollout of `nd` moves and the value leaf, or to the end with nd=0; the same prior and paired
+  /// test z), plays the move found and goes on. 0: off. Refused with sims, reply, opp and bot rollouts.
+  int nest_k = 0;
+  int nest_deals = 8;   // nn=N: the nested search's deals
+  int nest_depth = -1;  // nd=D: the nested rollouts' moves before the value leaf (−1: depth's; 0: to the end)
 };
 
 /// Parses
 /// "CHECKPOINT?k=3&n=8&prior=20&z=0&cap=200&depth=0&rollout=sampled|greedy|bot:NAME&opp=net|bot:NAME|...&hist=L&eps=E&sched=NAME&chunk=N
-/// &belief=L&pool=M&btemp=T&ess=F&reply=M&peek=0|1|2&win=W&rtemp=T&sims=S&wave=B&c=C&turn=D" (all keys optional);
-/// InputError naming a bad key or value.
+/// &belief=L&pool=M&btemp=T&ess=F&reply=M&peek=0|1|2&win=W&rtemp=T&sims=S&wave=B&c=C&turn=D&nest=K&nn=N&nd=D" (all keys
+/// optional); InputError naming a bad key or value.
 SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint);
 
 /// The search player over a checkpoint's strategy network. Its RNG streams: deal j of game g's
