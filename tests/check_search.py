@@ -37,9 +37,9 @@ check_search.py --value CFR_ARENA MMD_RUN_DIR DEEP_CFR_RUN_DIR: its value leaves
      passes, so the nested search plays the network's first move, as a greedy rollout does) the same
      match as without nest while its rollouts play more than twice the moves (the nested rollouts
      ran); nest=2&nn=2 plays other games than no nest, the same under recursive and pooled with
-     chunk=8; nest with sims, reply, opp or bot rollouts, nest=17 and nd=-1 are refused (exit 2).
-     --value: nest=2&nd=2 (nested value leaves) plays reproducibly with more forwards; nd=2 on a
-     checkpoint without a value network is refused.
+     chunk=8; nest with sims, reply, opp or bot rollouts, nest=17, nd=-1 and a key given twice are
+     refused (exit 2). --value: nest=2&nd=2 (nested value leaves) plays reproducibly with more
+     forwards; nd=2 on a checkpoint without a value network is refused.
 Prints "ok: ..." or "FAIL: ..." (exit 1)."""
 import json
 import subprocess
@@ -122,7 +122,8 @@ if value_mode:
     if p.returncode != 2 or "nd=2 needs the checkpoint's value network" not in p.stderr:
         print(f"FAIL: nd on a checkpoint without a value network: exit {p.returncode}: {p.stderr}")
         sys.exit(1)
-    print(f"ok: nest=2&nd=2 reproducible with {f_nest} forwards (depth=6 without it {f_d6}); depth >= cap is the full rollout; depth=2 searched {searched} decisions reproducibly with {f_leaf} forwards "
+    print(f"ok: nest=2&nd=2 reproducible with {f_nest} forwards (depth=6 without it {f_d6}); "
+          f"depth >= cap is the full rollout; depth=2 searched {searched} decisions reproducibly with {f_leaf} forwards "
           f"(full rollouts {f_full}), the same under recursive and interleaved; refused without a value network")
     sys.exit(0)
 
@@ -297,7 +298,8 @@ plain_chunk, _ = match(f"search:{run}?k=3&n=4&cap=40&prior=0&chunk=8&sched=recur
 differs(nested[0][0], plain_chunk, "nest=2 played the same games as no nest")
 for bad, want in (("nest=2&sims=8", "nest=2 with sims"), ("nest=2&reply=2", "nest=2 with reply"),
                   ("nest=2&opp=bot:random", "nest=2 with opp"), ("nest=2&rollout=bot:random", "nest=2 with rollout=bot"),
-                  ("nest=17", "nest=17: must be an integer in [0, 16]"), ("nd=-1", "nd=-1: must be an integer")):
+                  ("nest=17", "nest=17: must be an integer in [0, 16]"), ("nd=-1", "nd=-1: must be an integer"),
+                  ("k=3&n=8&k=8", "key 'k' given twice")):
     p = subprocess.run([arena, "--bot0", f"search:{run}?{bad}", "--bot1", "random", "--games", "2"], capture_output=True, text=True)
     if p.returncode != 2 or want not in p.stderr:
         print(f"FAIL: search {bad}: exit {p.returncode}: {p.stderr}")

@@ -60,6 +60,7 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
   checkpoint = spec.substr(0, q);
   if (checkpoint.empty()) throw InputError("search: needs a checkpoint, e.g. search:runs/quickstart?k=3&n=8");
   std::string rest = q == std::string::npos ? "" : spec.substr(q + 1);
+  std::vector<std::string> seen;
   while (!rest.empty()) {
     const auto amp = rest.find('&');
     const std::string kv = rest.substr(0, amp);
@@ -67,6 +68,10 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
     const auto eq = kv.find('=');
     if (eq == std::string::npos) throw InputError(fmt::format("search: '{}': want key=value (keys: {})", kv, kSearchKeys));
     const std::string key = kv.substr(0, eq), v = kv.substr(eq + 1);
+    // A key given twice would be played with its last value under a name that shows both.
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      throw InputError(fmt::format("search: key '{}' given twice", key));
+    seen.push_back(key);
     if (key == "k")
       o.top_k = parse_int(key, v, 1, 16);
     else if (key == "n")
