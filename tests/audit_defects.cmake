@@ -40,3 +40,13 @@ if(CFR_WITH_TORCH)
     ${audit_check} snapshots_missing $<TARGET_FILE_DIR:cfr-run> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_snapshots_missing)
   set_tests_properties(audit.resume_refuses_a_missing_advantage_snapshot PROPERTIES LABELS "apps;torch" TIMEOUT 300)
 endif()
+
+if(CFR_WITH_TORCH)
+  # cfr-export writes into a fresh temporary folder of its own (OUT.tmp-XXXXXX): a user's folder
+  # OUT.tmp beside OUT, a user's file manifest.json.tmp in OUT and a source run named OUT.tmp are
+  # kept (the old OUT.tmp was emptied first, deleting them).
+  cfr_expect_output(audit.export_keeps_a_users_out_tmp_folder_and_file
+    "ok: export_tmp_kept: exit 0 three times. a.tmp/keep, a/manifest.json.tmp and the source b.tmp kept"
+    ${audit_check} export_tmp_kept $<TARGET_FILE_DIR:cfr-export> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_export_tmp_kept)
+  set_tests_properties(audit.export_keeps_a_users_out_tmp_folder_and_file PROPERTIES LABELS "apps;export")
+endif()

@@ -18,6 +18,10 @@ case that fails without its fix. Prints "ok: CASE: ..." (exit 0) or "FAIL: ..." 
   snapshots_missing cfr-run --resume of a Kuhn run kept with checkpoint.keep_snapshots whose
                     snapshot of iteration 2 is gone: exit 2 naming that file, the run directory
                     as it was; with the file back, the resume continues
+  export_tmp_kept   cfr-export MODEL RUNS/a beside a user's folder RUNS/a.tmp, then again with a
+                    user's file a/manifest.json.tmp, and cfr-export RUNS/b.tmp RUNS/b (the source
+                    named like the old temporary folder): exit 0 each time, the user's folder, file
+                    and source kept as they were, no temporary folder left behind
 WORK_DIR is removed and made again (under the build tree)."""
 import glob
 import gzip
@@ -191,11 +195,47 @@ def snapshots_missing():
     print(f"ok: snapshots_missing: exit 2 naming snapshots/iter-000002.bin, nothing changed; with it back, {len(snaps)} snapshots")
 
 
+def export_tmp_kept():
+    model = os.path.join(src, "models", "lost-cities-styles-avg")
+    runs = os.path.join(work, "runs")
+    user_dir = os.path.join(runs, "a.tmp")
+    os.makedirs(user_dir)
+    with open(os.path.join(user_dir, "keep"), "w") as f:
+        f.write("the user's own file\n")
+    out = os.path.join(runs, "a")
+    run([exe("cfr-export"), model, out])
+    keep = os.path.join(user_dir, "keep")
+    if not os.path.isfile(keep) or open(keep).read() != "the user's own file\n":
+        fail(f"{keep} was deleted or changed")
+    if not os.path.isfile(os.path.join(out, "meta.json")):
+        fail(f"no export in {out}: {sorted(os.listdir(out))}")
+    # A user's FILE.tmp beside a file the tool writes atomically (manifest.json) is kept.
+    user_file = os.path.join(out, "manifest.json.tmp")
+    with open(user_file, "w") as f:
+        f.write("mine\n")
+    run([exe("cfr-export"), model, out])
+    if not os.path.isfile(user_file) or open(user_file).read() != "mine\n":
+        fail(f"{user_file} was removed or changed by the second export")
+    # The source run named like the old temporary folder of its OUT.
+    source = os.path.join(runs, "b.tmp")
+    shutil.copytree(model, source)
+    before = {n: open(os.path.join(source, n), "rb").read() for n in os.listdir(source)}
+    run([exe("cfr-export"), source, os.path.join(runs, "b")])
+    after = {n: open(os.path.join(source, n), "rb").read() for n in os.listdir(source)} if os.path.isdir(source) else {}
+    if after != before:
+        fail(f"the source {source} was changed or deleted: {sorted(after)}")
+    left = sorted(n for n in os.listdir(runs) if n not in ("a", "a.tmp", "b", "b.tmp"))
+    if left or sorted(os.listdir(out)) != ["config.toml", "manifest.json", "manifest.json.tmp", "meta.json", "nets.pt"]:
+        fail(f"left behind: {left}, {sorted(os.listdir(out))}")
+    print("ok: export_tmp_kept: exit 0 three times; a.tmp/keep, a/manifest.json.tmp and the source b.tmp kept, "
+          "no temporary folder left")
+
+
 def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     cases = {"plot_injection": plot_injection, "resume_no_latest": resume_no_latest, "metrics_bad_line": metrics_bad_line,
-             "replay_gzip_cap": replay_gzip_cap, "snapshots_missing": snapshots_missing}
+             "replay_gzip_cap": replay_gzip_cap, "snapshots_missing": snapshots_missing, "export_tmp_kept": export_tmp_kept}
     if case not in cases:
         fail(f"unknown case; valid: {', '.join(cases)}")
     cases[case]()

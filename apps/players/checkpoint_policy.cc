@@ -1,7 +1,10 @@
 #include "apps/players/checkpoint_policy.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -470,25 +473,33 @@ ExportedPolicy export_policy(const std::string& from, const std::string& out, in
   if (critic)
     config.algorithm_options.at("mmd").values.at("value_input") =
         critic->config.algorithm_options.at("mmd").values.at("value_input");
-  // Written whole into a temporary folder beside OUT, then each file renamed into OUT (each
-  // replaced atomically; meta.json, which checks the others, last). A user's files in OUT stay.
-  const fs::path tmp = dest.parent_path() / (dest.filename().string() + ".tmp");
-  fs::remove_all(tmp);
-  fs::create_directories(tmp);
-  write_checkpoint_files(one, tmp.string(),
-                         {.run_dir = "",
-                          .iteration = p.iteration,
-                          .config_toml = to_toml(config),
-                          .shape = checkpoint_shape(p.config),
-                          // A model does not resume training: its trainer RNG is a fixed placeholder.
-                          .train_rng = Rng(1).state(),
-                          .write_memories = nullptr,
-                          .extra_files = {}});
-  try {  // what was written loads as a model, before anything in OUT is replaced
-    (void)load_checkpoint_dir(tmp.string(), 0);
-  } catch (const InputError& err) {
-    fs::remove_all(tmp);
-    throw InputError(fmt::format("{}: the export would not load ({}); nothing was written", out, err.what()));
+  // Written whole into a new temporary folder of its own beside OUT (OUT.tmp-XXXXXX, made by
+  // mkdtemp: nothing already there, e.g. a user's OUT.tmp, is touched), then each file renamed
+  // into OUT (each replaced atomically; meta.json, which checks the others, last). A user's files
+  // in OUT stay.
+  fs::create_directories(dest.parent_path());
+  std::string tmp_name = (dest.parent_path() / (dest.filename().string() + ".tmp-XXXXXX")).string();
+  if (::mkdtemp(tmp_name.data()) == nullptr)
+    throw InputError(fmt::format("{}: cannot create a temporary folder beside it: {}", out, std::strerror(errno)));
+  const fs::path tmp = tmp_name;
+  try {
+    write_checkpoint_files(one, tmp.string(),
+                           {.run_dir = "",
+                            .iteration = p.iteration,
+                            .config_toml = to_toml(config),
+                            .shape = checkpoint_shape(p.config),
+                            // A model does not resume training: its trainer RNG is a fixed placeholder.
+                            .train_rng = Rng(1).state(),
+                            .write_memories = nullptr,
+                            .extra_files = {}});
+    try {  // what was written loads as a model, before anything in OUT is replaced
+      (void)load_checkpoint_dir(tmp.string(), 0);
+    } catch (const InputError& err) {
+      throw InputError(fmt::format("{}: the export would not load ({}); nothing was written", out, err.what()));
+    }
+  } catch (...) {
+    fs::remove_all(tmp);  // the folder this call made, and only what it wrote there
+    throw;
   }
   fs::create_directories(dest);
   for (const char* name : {"nets.pt", "config.toml", "meta.json"}) fs::rename(tmp / name, dest / name);

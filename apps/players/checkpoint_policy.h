@@ -96,7 +96,8 @@ struct ExportedPolicy {
 /// The network that plays of checkpoint (or run) `from` (with `value_from`, a value network after
 /// it), as checkpoint directory `out` (config.toml, meta.json listing the networks, nets.pt without
 /// optimiser moments or memories): a shipped model that `checkpoint:OUT` loads in every command. Written beside `out`
-/// (`out`.tmp), then each of those three files renamed into `out` (created if missing): an
+/// (into a new folder `out`.tmp-XXXXXX of its own, mkdtemp: nothing already there is touched),
+/// then each of those three files renamed into `out` (created if missing): an
 /// earlier export's files are replaced, every other file in `out` is kept. InputError when `out`
 /// is or holds `from`, or exists and is neither empty nor an earlier export (no manifest.json).
 /// `average` > 1: the network is the weight-by-weight mean of the playing networks of run `from`'s

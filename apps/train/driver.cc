@@ -146,11 +146,12 @@ int learn(Trainer& trainer, Config& cfg, const DriverOptions& opts, const std::s
   }
   const fs::path checkpoints = run_dir / "checkpoints";
   refuse_checkpoints_without_latest(checkpoints, opts.run_dir);
-  // Leftovers of a checkpoint write that a crash interrupted (.tmp-* directories, *.tmp files).
+  // Leftovers of a checkpoint write that a crash interrupted (.tmp-* directories, FILE.tmp-XXXXXX
+  // files of write_file_atomic, *.tmp files of earlier versions).
   if (fs::is_directory(checkpoints))
     for (const auto& e : fs::directory_iterator(checkpoints)) {
       const std::string name = e.path().filename().string();
-      if (name.rfind(".tmp-", 0) == 0 || (name.size() > 4 && name.ends_with(".tmp"))) fs::remove_all(e.path());
+      if (name.find(".tmp-") != std::string::npos || (name.size() > 4 && name.ends_with(".tmp"))) fs::remove_all(e.path());
     }
   int from = 0;
   ResumeReport report;

@@ -1,8 +1,10 @@
 #include "engine/core/files.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <random>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -44,9 +46,11 @@ void require_directory(const std::string& path, std::string_view what) {
   if (file_type(path, what) != S_IFDIR) throw InputError(fmt::format("{}: not a directory", prefix(what, path)));
 }
 
-void write_file(const std::string& path, std::string_view bytes) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+namespace {
+
+/// Writes `bytes` to the open file `fd` and closes it (with `sync`, fsync(2) first); throws
+/// InputError "<path>: cannot write: <strerror>".
+void write_and_close(int fd, const std::string& path, std::string_view bytes, bool sync) {
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -58,14 +62,41 @@ void write_file(const std::string& path, std::string_view bytes) {
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::close(fd) != 0)  // a filesystem may report a full disk only here
+  if (sync && ::fsync(fd) != 0) {  // a filesystem may report a full disk only here
+    const int e = errno;
+    ::close(fd);
+    throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(e)));
+  }
+  if (::close(fd) != 0)  // ... or here
     throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
 }
 
+}  // namespace
+
+void write_file(const std::string& path, std::string_view bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  write_and_close(fd, path, bytes, false);
+}
+
 void write_file_atomic(const std::string& path, std::string_view text) {
-  const std::string tmp = path + ".tmp";
+  // A name of its own beside `path` (`path`.tmp-XXXXXX), created exclusively as mkstemp does, but
+  // with a plain file's mode (0644 less the umask; mkstemp's is 0600): a file already there,
+  // e.g. the user's `path`.tmp, is never opened, truncated or removed.
+  static constexpr char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  std::random_device entropy;
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; fd < 0; ++attempt) {
+    std::uint64_t bits = (std::uint64_t{entropy()} << 32) | entropy();
+    tmp = path + ".tmp-";
+    for (int i = 0; i < 6; ++i, bits /= 62) tmp += kChars[bits % 62];
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0 && (errno != EEXIST || attempt == 100))
+      throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  }
   try {
-    write_file(tmp, text);
+    write_and_close(fd, path, text, true);
   } catch (...) {
     std::remove(tmp.c_str());
     throw;

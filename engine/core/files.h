@@ -19,10 +19,12 @@ void require_directory(const std::string& path, std::string_view what = {});
 /// opened, written whole or closed; what was written of it is left for the caller to remove.
 void write_file(const std::string& path, std::string_view bytes);
 
-/// Writes `text` to `path` atomically: into `path`.tmp, flushed, then renamed over `path`. A
-/// file already at `path` stays whole until the rename. Throws InputError naming the file that
-/// could not be written or renamed and why (strerror: a full disk says "No space left on
-/// device"); the temporary file is removed then.
+/// Writes `text` to `path` atomically: into a new file of its own beside it (`path`.tmp-XXXXXX,
+/// created exclusively: no existing file, such as a user's `path`.tmp, is touched), written to
+/// disk with fsync(2), then renamed over `path` (the folder itself is not synced). A file already
+/// at `path` stays whole until the rename. Throws InputError naming the file that could not be
+/// written or renamed and why (strerror: a full disk says "No space left on device"); the
+/// temporary file is removed then.
 void write_file_atomic(const std::string& path, std::string_view text);
 
 }  // namespace cfr
