@@ -156,13 +156,7 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", repeats, "timed repeats per batch size (median and spread)")
       ->check(cfr::kDecimal)
       ->check(CLI::Range(1, 1000));
-  app.add_option("--min-ms", min_ms, "minimum milliseconds per repeat")
-      ->check(CLI::Range(1.0, 60000.0))
-      ->check(CLI::Validator(
-          [](std::string& s) {
-            return std::isfinite(std::strtod(s.c_str(), nullptr)) ? std::string() : "Value " + s + " is not a finite number";
-          },
-          "FINITE"));
+  app.add_option("--min-ms", min_ms, "minimum milliseconds per repeat")->check(cfr::finite_range(1.0, 60000.0));
   app.add_option("--threads", threads, "LibTorch threads")->check(cfr::kDecimal)->check(CLI::Range(1, 256));
   app.add_option("--csv", csv_path, "write the table as CSV")->check(cfr::kNonEmpty);
   app.add_option("--json", json_path, "write the results as JSON")->check(cfr::kNonEmpty);

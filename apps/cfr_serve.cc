@@ -136,9 +136,9 @@ int main(int argc, char** argv) {
   app.add_option("--max-games-per-client", max_per_client, "live games of one client address (then 429)")
       ->check(cfr::kDecimal)
       ->check(cfr::kCountRange);
-  app.add_option("--idle-minutes", idle_minutes, "a game untouched this long is dropped")->check(CLI::Range(0.05, 1440.0));
+  app.add_option("--idle-minutes", idle_minutes, "a game untouched this long is dropped")->check(cfr::finite_range(0.05, 1440.0));
   app.add_option("--move-budget", move_budget, "seconds an opponent may take for one move, then its game is ended")
-      ->check(CLI::Range(0.1, 3600.0));
+      ->check(cfr::finite_range(0.1, 3600.0));
   app.add_option("--max-connections", max_connections, "open connections at once, then 503 (kept below the file limit)")
       ->check(cfr::kDecimal)
       ->check(CLI::Range(2, 100000));

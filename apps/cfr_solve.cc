@@ -33,13 +33,7 @@ int main(int argc, char** argv) {
       ->check(cfr::kDecimal)
       ->check(cfr::kCountRange);
   app.add_option("--os-epsilon", os_epsilon, "os-mccfr exploration, in (0, 1]")
-      ->check(CLI::Validator(
-          [](std::string& s) {
-            char* end = nullptr;
-            const double v = std::strtod(s.c_str(), &end);
-            return !s.empty() && *end == '\0' && v > 0 && v <= 1 ? std::string() : "Value " + s + " not in (0, 1]";
-          },
-          "(0, 1]"));
+      ->check(cfr::finite_range(0.0, 1.0, /*lo_open=*/true));
   if (const auto rc = cfr::parse_command_line(app, "cfr-solve", argc, argv)) return *rc;
   return cfr::run_app("cfr-solve", [&] {
     if (!out.empty()) {  // checked before solving: an existing folder, and not a folder itself

@@ -1,6 +1,7 @@
 #pragma once
 // What every app shares around its command line: one exit-code contract (apps/README.md) and
 // CLI11's parse errors reported as bad input.
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
@@ -44,6 +45,22 @@ inline const CLI::Range kSeedRange(std::uint64_t{0}, std::uint64_t{INT64_MAX});
 /// A count such as --games: a decimal integer in [1, kMaxCount].
 inline const CLI::Range kCountRange(1, kMaxCount);
 
+/// A finite number in [lo, hi] ((lo, hi] with `lo_open`), for every floating-point option: CLI11's
+/// Range lets "nan" through (every comparison with NaN is false) and takes "inf" or "1e400" as
+/// infinite, which casts to nonsense (2^63 bytes, INT64_MIN nanoseconds). The bounds print as
+/// written ("0.01", not std::to_string's "0.010000").
+inline CLI::Validator finite_range(double lo, double hi, bool lo_open = false) {
+  const std::string bounds = fmt::format("{}{}, {}]", lo_open ? "(" : "[", lo, hi);
+  return CLI::Validator(
+      [=](std::string& s) {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(s, v) || !std::isfinite(v)) return fmt::format("Value {} is not a finite number", s);
+        if (v < lo || (lo_open && v == lo) || v > hi) return fmt::format("Value {} not in {}", s, bounds);
+        return std::string();
+      },
+      "FINITE in " + bounds);
+}
+
 /// The options of the tools that run matches for external:COMMAND players (docs/external-players.md).
 struct MatchPlayerFlags {
   lc::ExternalOptions external;
@@ -52,16 +69,14 @@ struct MatchPlayerFlags {
 inline void add_external_player_options(CLI::App& app, MatchPlayerFlags& f) {
   app.add_option("--move-timeout", f.external.move_timeout_s,
                  "external players: seconds within which a round of answers is due, else those games are forfeited")
-      ->check(CLI::PositiveNumber)
-      ->check(CLI::Range(0.0, lc::kMaxExternalTimeoutS));
+      ->check(finite_range(0.0, lc::kMaxExternalTimeoutS, /*lo_open=*/true));
   app.add_option("--start-timeout", f.external.start_timeout_s, "external players: seconds to answer the hello")
-      ->check(CLI::PositiveNumber)
-      ->check(CLI::Range(0.0, lc::kMaxExternalTimeoutS));
+      ->check(finite_range(0.0, lc::kMaxExternalTimeoutS, /*lo_open=*/true));
   app.add_option_function<double>(
          "--player-log-mib", [&f](double mib) { f.external.max_log_bytes = static_cast<std::uint64_t>(mib * (1 << 20)); },
          "external players: the most a player may write to a file, its stderr log included, in MiB (then it is "
          "stopped and its games forfeited; default 64)")
-      ->check(CLI::Range(0.01, 1048576.0));
+      ->check(finite_range(0.01, 1048576.0));
   app.add_option("--player-logs", f.external.log_dir,
                  "external players: directory of their stderr logs (default: cfr-ladder: the folder of --json or "
                  "--svg; otherwise a new $TMPDIR/cfr-player-logs-XXXXXX, named on stderr; never the current directory)")

@@ -50,3 +50,17 @@ if(CFR_WITH_TORCH)
     ${audit_check} export_tmp_kept $<TARGET_FILE_DIR:cfr-export> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_export_tmp_kept)
   set_tests_properties(audit.export_keeps_a_users_out_tmp_folder_and_file PROPERTIES LABELS "apps;export")
 endif()
+
+# A floating-point flag refuses nan and inf naming the flag (CLI11's Range lets NaN through: it
+# cast to 2^63 bytes of player log, or to 0 ns budgets).
+cfr_expect_error(audit.arena_refuses_a_nan_player_log_mib "--player-log-mib: Value nan is not a finite number"
+  $<TARGET_FILE:cfr-arena> --bot0 random --bot1 random --games 2 --player-log-mib nan)
+cfr_expect_error(audit.arena_refuses_an_infinite_move_timeout "--move-timeout: Value inf is not a finite number"
+  $<TARGET_FILE:cfr-arena> --bot0 random --bot1 random --games 2 --move-timeout inf)
+set_tests_properties(audit.arena_refuses_a_nan_player_log_mib audit.arena_refuses_an_infinite_move_timeout
+  PROPERTIES LABELS "apps;arena")
+cfr_expect_error(audit.serve_refuses_a_nan_move_budget "--move-budget: Value nan is not a finite number"
+  $<TARGET_FILE:cfr-serve> --port 0 --move-budget nan)
+cfr_expect_error(audit.serve_refuses_nan_idle_minutes "--idle-minutes: Value nan is not a finite number"
+  $<TARGET_FILE:cfr-serve> --port 0 --idle-minutes nan)
+set_tests_properties(audit.serve_refuses_a_nan_move_budget audit.serve_refuses_nan_idle_minutes PROPERTIES LABELS "apps;serve")
