@@ -63,4 +63,6 @@ cfr_expect_error(audit.serve_refuses_a_nan_move_budget "--move-budget: Value nan
   $<TARGET_FILE:cfr-serve> --port 0 --move-budget nan)
 cfr_expect_error(audit.serve_refuses_nan_idle_minutes "--idle-minutes: Value nan is not a finite number"
   $<TARGET_FILE:cfr-serve> --port 0 --idle-minutes nan)
-set_tests_properties(audit.serve_refuses_a_nan_move_budget audit.serve_refuses_nan_idle_minutes PROPERTIES LABELS "apps;serve")
+# Before the fix the server started and served on: a short timeout ends it.
+set_tests_properties(audit.serve_refuses_a_nan_move_budget audit.serve_refuses_nan_idle_minutes PROPERTIES LABELS "apps;serve"
+  TIMEOUT 30)
