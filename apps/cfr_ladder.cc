@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -33,7 +34,30 @@ namespace {
 
 using namespace cfr::lc;
 
-/// A horizontal bar per player at its rating, with its 95% interval as a whisker.
+/// `text` as XML character data or an attribute value: & < > " ' escaped (a player spec such as
+/// heuristic_expert?wager_margin=1&wager_min_cards=1 holds '&'), other control characters than
+/// tab and newline as spaces.
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const char* entity = c == '&'    ? "&amp;"
+                         : c == '<'  ? "&lt;"
+                         : c == '>'  ? "&gt;"
+                         : c == '"'  ? "&quot;"
+                         : c == '\'' ? "&apos;"
+                                     : nullptr;
+    if (entity != nullptr)
+      out += entity;
+    else if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n')
+      out += ' ';  // a control character is not XML even escaped
+    else
+      out += c;
+  }
+  return out;
+}
+
+/// A horizontal bar per player at its rating, with its 95% interval as a whisker. Names and the
+/// title are escaped here.
 std::string ladder_svg(const std::vector<cfr::Rating>& ratings, const std::string& title) {
   double lo = 0, hi = 0;
   for (const auto& r : ratings) {
@@ -50,11 +74,11 @@ std::string ladder_svg(const std::vector<cfr::Rating>& ratings, const std::strin
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"13\">\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"10\" y=\"22\" font-size=\"15\">{}</text>\n"
       "<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#888\" stroke-dasharray=\"4 3\"/>\n",
-      kLabel + kPlot + 20, height, title, x(0), kTop - 6, x(0), height - 34);
+      kLabel + kPlot + 20, height, xml_escape(title), x(0), kTop - 6, x(0), height - 34);
   for (std::size_t i = 0; i < ratings.size(); ++i) {
     const auto& r = ratings[i];
     const int y = kTop + kRow * static_cast<int>(i);
-    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", kLabel - 8, y + 15, r.name);
+    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", kLabel - 8, y + 15, xml_escape(r.name));
     s += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"#4a7fb5\"/>\n", std::min(x(0), x(r.elo)),
                      y + 3, std::abs(x(r.elo) - x(0)));
     s += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"black\" stroke-width=\"1.5\"/>\n", x(r.lo),

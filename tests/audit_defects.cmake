@@ -66,3 +66,9 @@ cfr_expect_error(audit.serve_refuses_nan_idle_minutes "--idle-minutes: Value nan
 # Before the fix the server started and served on: a short timeout ends it.
 set_tests_properties(audit.serve_refuses_a_nan_move_budget audit.serve_refuses_nan_idle_minutes PROPERTIES LABELS "apps;serve"
   TIMEOUT 30)
+
+# cfr-ladder --svg: player names and the title are XML-escaped (a spec holds '&').
+cfr_expect_output(audit.ladder_svg_escapes_player_names "ok: ladder_svg_names: exit 0, the SVG parses"
+  ${audit_check} ladder_svg_names $<TARGET_FILE_DIR:cfr-ladder> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_ladder_svg_names)
+set_tests_properties(audit.ladder_svg_escapes_player_names
+  PROPERTIES LABELS "apps;ladder")

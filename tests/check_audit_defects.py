@@ -22,6 +22,8 @@ case that fails without its fix. Prints "ok: CASE: ..." (exit 0) or "FAIL: ..." 
                     user's file a/manifest.json.tmp, and cfr-export RUNS/b.tmp RUNS/b (the source
                     named like the old temporary folder): exit 0 each time, the user's folder, file
                     and source kept as they were, no temporary folder left behind
+  ladder_svg_names  cfr-ladder with a player spec holding & (heuristic_expert?wager_margin=1&...)
+                    and --svg: the picture parses as XML and holds the name as given
 WORK_DIR is removed and made again (under the build tree)."""
 import glob
 import gzip
@@ -231,11 +233,29 @@ def export_tmp_kept():
           "no temporary folder left")
 
 
+LADDER_SPEC = "heuristic_expert?wager_margin=1&wager_min_cards=1"
+
+
+def ladder_svg_names():
+    import xml.etree.ElementTree as ET
+    svg = os.path.join(work, "ladder.svg")
+    run([exe("cfr-ladder"), LADDER_SPEC, "random", "--games", "2", "--anchor", LADDER_SPEC, "--svg", svg])
+    try:
+        root = ET.parse(svg).getroot()
+    except ET.ParseError as e:
+        fail(f"{svg} is not XML ({e}):\n{open(svg).read()}")
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    if LADDER_SPEC not in texts or not any(t and t.endswith(f"anchor {LADDER_SPEC}") for t in texts):
+        fail(f"the picture does not hold {LADDER_SPEC!r} as a label and in the title: {texts}")
+    print(f"ok: ladder_svg_names: exit 0, the SVG parses, {len(texts)} labels, {LADDER_SPEC!r} among them and in the title")
+
+
 def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     cases = {"plot_injection": plot_injection, "resume_no_latest": resume_no_latest, "metrics_bad_line": metrics_bad_line,
-             "replay_gzip_cap": replay_gzip_cap, "snapshots_missing": snapshots_missing, "export_tmp_kept": export_tmp_kept}
+             "replay_gzip_cap": replay_gzip_cap, "snapshots_missing": snapshots_missing, "export_tmp_kept": export_tmp_kept,
+             "ladder_svg_names": ladder_svg_names}
     if case not in cases:
         fail(f"unknown case; valid: {', '.join(cases)}")
     cases[case]()
