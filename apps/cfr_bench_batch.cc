@@ -170,13 +170,8 @@ int main(int argc, char** argv) {
       cfg.run.device = device;
     }
     // Outputs are checked before minutes of measuring: their folder must exist.
-    for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--csv", csv_path}, {"--json", json_path}}) {
-      if (path.empty()) continue;
-      const auto dir = std::filesystem::path(path).parent_path();
-      if (std::filesystem::is_directory(path)) throw cfr::InputError(fmt::format("{} {}: is a directory", flag, path));
-      if (!dir.empty() && !std::filesystem::is_directory(dir))
-        throw cfr::InputError(fmt::format("{} {}: no folder {}", flag, path, dir.string()));
-    }
+    for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--csv", csv_path}, {"--json", json_path}})
+      if (!path.empty()) cfr::require_output_file(path, flag);
     cfr::validate(cfg);
     const std::vector<int> batches = parse_batches(batches_text);
     const cfr::PrecisionChoice bf16_here = cfr::resolve_precision("auto", cfg.run.device);

@@ -132,6 +132,9 @@ int main(int argc, char** argv) {
     const auto anchor_it = std::find(names.begin(), names.end(), anchor);
     if (anchor_it == names.end())
       throw cfr::InputError(fmt::format("--anchor '{}' is not one of the players: {}", anchor, cfr::join_names(names)));
+    // The output files are checked before the first game (a round robin may take hours).
+    if (!json_path.empty()) cfr::require_output_file(json_path, "--json");
+    if (!svg_path.empty()) cfr::require_output_file(svg_path, "--svg");
     const Rules rules = rules_json.empty() ? Rules{} : rules_from_json_text(rules_json, "--rules");
     // External players' logs beside the ladder's files by default (else ExternalOptions' default:
     // a folder of this process in the system's temporary directory; never the current directory).

@@ -3,13 +3,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "apps/cli.h"
+#include "engine/core/files.h"
 #include "engine/games/games.h"
 #include "engine/tabular/best_response.h"
 #include "engine/tabular/tabular_cfr.h"
@@ -36,12 +36,7 @@ int main(int argc, char** argv) {
       ->check(cfr::finite_range(0.0, 1.0, /*lo_open=*/true));
   if (const auto rc = cfr::parse_command_line(app, "cfr-solve", argc, argv)) return *rc;
   return cfr::run_app("cfr-solve", [&] {
-    if (!out.empty()) {  // checked before solving: an existing folder, and not a folder itself
-      const auto dir = std::filesystem::path(out).parent_path();
-      if (std::filesystem::is_directory(out)) throw cfr::InputError(fmt::format("--out {}: is a directory", out));
-      if (!dir.empty() && !std::filesystem::is_directory(dir))
-        throw cfr::InputError(fmt::format("--out {}: no folder {}", out, dir.string()));
-    }
+    if (!out.empty()) cfr::require_output_file(out, "--out");  // checked before solving
     const cfr::GameTree tree = cfr::build_game_tree(game);
     cfr::TabularSolver solver(tree, {.algo = cfr::parse_tabular_algo(algo), .seed = seed, .os_epsilon = os_epsilon});
     if (report_every <= 0) report_every = std::max(1, iterations / 10);

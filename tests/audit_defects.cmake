@@ -70,5 +70,8 @@ set_tests_properties(audit.serve_refuses_a_nan_move_budget audit.serve_refuses_n
 # cfr-ladder --svg: player names and the title are XML-escaped (a spec holds '&').
 cfr_expect_output(audit.ladder_svg_escapes_player_names "ok: ladder_svg_names: exit 0, the SVG parses"
   ${audit_check} ladder_svg_names $<TARGET_FILE_DIR:cfr-ladder> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_ladder_svg_names)
-set_tests_properties(audit.ladder_svg_escapes_player_names
+# cfr-ladder checks --json and --svg before the first game (they failed after the whole round robin).
+cfr_expect_output(audit.ladder_checks_output_paths_before_any_game "ok: ladder_paths: exit 2 naming --json's missing folder and --svg's directory, before any game"
+  ${audit_check} ladder_paths $<TARGET_FILE_DIR:cfr-ladder> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_ladder_paths)
+set_tests_properties(audit.ladder_svg_escapes_player_names audit.ladder_checks_output_paths_before_any_game
   PROPERTIES LABELS "apps;ladder")

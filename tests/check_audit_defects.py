@@ -24,6 +24,8 @@ case that fails without its fix. Prints "ok: CASE: ..." (exit 0) or "FAIL: ..." 
                     and source kept as they were, no temporary folder left behind
   ladder_svg_names  cfr-ladder with a player spec holding & (heuristic_expert?wager_margin=1&...)
                     and --svg: the picture parses as XML and holds the name as given
+  ladder_paths      cfr-ladder --json into a missing folder, --svg onto a directory: exit 2 naming
+                    the flag and the path before any game (no "pair 1/" on stderr)
 WORK_DIR is removed and made again (under the build tree)."""
 import glob
 import gzip
@@ -250,12 +252,24 @@ def ladder_svg_names():
     print(f"ok: ladder_svg_names: exit 0, the SVG parses, {len(texts)} labels, {LADDER_SPEC!r} among them and in the title")
 
 
+def ladder_paths():
+    missing = os.path.join(work, "nonexistent_dir", "x.json")
+    for flag, path, says in (("--json", missing, f"--json {missing}: no folder {os.path.dirname(missing)}"),
+                             ("--svg", work, f"--svg {work}: is a directory")):
+        p = run([exe("cfr-ladder"), "random", "discard_only", "--games", "2", flag, path], want_rc=2)
+        if says not in p.stderr:
+            fail(f"{flag} {path}: the refusal does not say {says!r}: {p.stderr}")
+        if "pair 1/" in p.stderr:
+            fail(f"{flag} {path}: games were played before the refusal: {p.stderr}")
+    print("ok: ladder_paths: exit 2 naming --json's missing folder and --svg's directory, before any game")
+
+
 def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     cases = {"plot_injection": plot_injection, "resume_no_latest": resume_no_latest, "metrics_bad_line": metrics_bad_line,
              "replay_gzip_cap": replay_gzip_cap, "snapshots_missing": snapshots_missing, "export_tmp_kept": export_tmp_kept,
-             "ladder_svg_names": ladder_svg_names}
+             "ladder_svg_names": ladder_svg_names, "ladder_paths": ladder_paths}
     if case not in cases:
         fail(f"unknown case; valid: {', '.join(cases)}")
     cases[case]()

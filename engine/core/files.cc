@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <random>
 
 #include <fcntl.h>
@@ -44,6 +45,13 @@ void require_readable_file(const std::string& path, std::string_view what) {
 
 void require_directory(const std::string& path, std::string_view what) {
   if (file_type(path, what) != S_IFDIR) throw InputError(fmt::format("{}: not a directory", prefix(what, path)));
+}
+
+void require_output_file(const std::string& path, std::string_view what) {
+  namespace fs = std::filesystem;
+  if (fs::is_directory(path)) throw InputError(fmt::format("{}: is a directory", prefix(what, path)));
+  const fs::path dir = fs::path(path).parent_path();
+  if (!dir.empty() && !fs::is_directory(dir)) throw InputError(fmt::format("{}: no folder {}", prefix(what, path), dir.string()));
 }
 
 namespace {

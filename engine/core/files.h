@@ -14,6 +14,11 @@ void require_readable_file(const std::string& path, std::string_view what = {});
 /// The same for a directory that must exist (e.g. a run directory given to --resume).
 void require_directory(const std::string& path, std::string_view what = {});
 
+/// Checks an output file before the work that produces it (a round robin, a benchmark, a solve):
+/// throws InputError "<what> <path>: is a directory" or "<what> <path>: no folder <folder>" unless
+/// `path` names a file that can be created or replaced in an existing folder.
+void require_output_file(const std::string& path, std::string_view what);
+
 /// Writes `bytes` to `path` (created or truncated) with write(2), and closes it. Throws InputError
 /// "<path>: cannot write: <strerror>" (e.g. "No space left on device") when the file cannot be
 /// opened, written whole or closed; what was written of it is left for the caller to remove.
