@@ -5,14 +5,31 @@
 # variant) and keeps every run under $OUT (default runs/strength).
 #   bench/strength_sweep.sh [NAME="--set k=v ..."]...
 #   bench/strength_sweep.sh baseline="" nnv="--set traversal.outcome_unsampled_regret=negative_node_value"
-# Environment: CONFIG (default configs/quickstart_deep_cfr.toml), OUT, GAMES (1000), ITERS (140).
+# Environment: CONFIG (default configs/quickstart_deep_cfr.toml), OUT, GAMES (1000), ITERS (140),
+# BIN (the programs' folder, default build/bin). Paths given are read from the current directory;
+# the defaults are the checkout's. NAME is a folder name under OUT (OUT/NAME is replaced): empty,
+# '.', '..', a '/' or an argument without '=' is refused (exit 2) before anything runs.
 set -euo pipefail
+from=$PWD
+abspath() { case $1 in /* | '') printf '%s' "$1" ;; *) printf '%s' "$from/$1" ;; esac; }
+config=$(abspath "${CONFIG:-}") out=$(abspath "${OUT:-}") bin=$(abspath "${BIN:-}")
 cd "$(dirname "$0")/.."
-config=${CONFIG:-configs/quickstart_deep_cfr.toml}
-out=${OUT:-runs/strength}
+config=${config:-configs/quickstart_deep_cfr.toml}
+out=${out:-runs/strength}
+bin=${bin:-build/bin}
 games=${GAMES:-1000}
 iters=${ITERS:-140}
 [ $# -gt 0 ] || set -- baseline=""
+for arg in "$@"; do
+  name=${arg%%=*}
+  case $arg in *=*) ;; *) name=/ ;; esac
+  case $name in
+    '' | . | .. | */*)
+      echo "strength_sweep.sh: '$arg': want NAME=\"--set k=v ...\" with NAME a folder name (not empty, . or .., no /)" >&2
+      exit 2
+      ;;
+  esac
+done
 mkdir -p "$out"
 echo "| variant | sets | iterations | minutes | cutoff share | vs random | vs discard_only | vs heuristic_cautious | opened/game (vs discard_only) | score diff vs discard_only |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
@@ -23,10 +40,10 @@ for arg in "$@"; do
   rm -rf "$dir"
   start=$(date +%s)
   # shellcheck disable=SC2086  # sets is a list of --set k=v words
-  build/bin/cfr-run "$config" --run-dir "$dir" --set run.max_minutes=0 --set run.max_iterations="$iters" \
+  "$bin/cfr-run" "$config" --run-dir "$dir" --set run.max_minutes=0 --set run.max_iterations="$iters" \
     --set evaluation.opponents='[]' $sets > "$dir.log" 2>&1
   minutes=$(python3 -c "print(f'{($(date +%s) - $start) / 60:.1f}')")
-  build/bin/cfr-eval "$dir" --opponent random --opponent discard_only --opponent heuristic_cautious \
+  "$bin/cfr-eval" "$dir" --opponent random --opponent discard_only --opponent heuristic_cautious \
     --games "$games" --json > "$dir.eval.jsonl"
   python3 - "$name" "$sets" "$dir" "$minutes" <<'PY'
 import json, sys

@@ -75,3 +75,10 @@ cfr_expect_output(audit.ladder_checks_output_paths_before_any_game "ok: ladder_p
   ${audit_check} ladder_paths $<TARGET_FILE_DIR:cfr-ladder> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_ladder_paths)
 set_tests_properties(audit.ladder_svg_escapes_player_names audit.ladder_checks_output_paths_before_any_game
   PROPERTIES LABELS "apps;ladder")
+
+# bench/strength_sweep.sh refuses a variant name that is empty, '.', '..' or holds '/', and an
+# argument without '=', before anything runs (its `rm -rf OUT/NAME` deleted OUT or the folder
+# above it).
+cfr_expect_output(audit.strength_sweep_refuses_bad_variant_names "ok: sweep_names: exit 2 naming each of 5 bad arguments"
+  ${audit_check} sweep_names $<TARGET_FILE_DIR:cfr-run> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_sweep_names)
+set_tests_properties(audit.strength_sweep_refuses_bad_variant_names PROPERTIES LABELS apps)

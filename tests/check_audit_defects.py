@@ -26,6 +26,9 @@ case that fails without its fix. Prints "ok: CASE: ..." (exit 0) or "FAIL: ..." 
                     and --svg: the picture parses as XML and holds the name as given
   ladder_paths      cfr-ladder --json into a missing folder, --svg onto a directory: exit 2 naming
                     the flag and the path before any game (no "pair 1/" on stderr)
+  sweep_names       bench/strength_sweep.sh with a variant name that is empty, '..', '.' or holds
+                    '/', or an argument without '=': exit 2 naming the argument, a sentinel file in
+                    OUT kept, nothing trained
 WORK_DIR is removed and made again (under the build tree)."""
 import glob
 import gzip
@@ -264,12 +267,30 @@ def ladder_paths():
     print("ok: ladder_paths: exit 2 naming --json's missing folder and --svg's directory, before any game")
 
 
+def sweep_names():
+    out = os.path.join(work, "sweep")
+    os.makedirs(out)
+    sentinel = os.path.join(out, "keep")
+    with open(sentinel, "w") as f:
+        f.write("kept\n")
+    # CONFIG missing: should anything train, it fails at once.
+    env = dict(os.environ, OUT=out, CONFIG=os.path.join(work, "no_config.toml"), BIN=bin_dir)
+    bad = ("=--set x=y", "..=", ".=", "a/b=--set x=y", "no_equals_sign")
+    for arg in bad:
+        p = run([os.path.join(src, "bench", "strength_sweep.sh"), "baseline=", arg], want_rc=2, env=env)
+        if f"'{arg}'" not in p.stderr or "cfr-run" in p.stderr or p.stdout:
+            fail(f"{arg!r}: the refusal does not name the argument, or something ran: {p.stdout}{p.stderr}")
+        if sorted(os.listdir(out)) != ["keep"] or open(sentinel).read() != "kept\n":
+            fail(f"{arg!r}: {out} now holds {sorted(os.listdir(out))}")
+    print(f"ok: sweep_names: exit 2 naming each of {len(bad)} bad arguments, {out} kept as it was")
+
+
 def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     cases = {"plot_injection": plot_injection, "resume_no_latest": resume_no_latest, "metrics_bad_line": metrics_bad_line,
              "replay_gzip_cap": replay_gzip_cap, "snapshots_missing": snapshots_missing, "export_tmp_kept": export_tmp_kept,
-             "ladder_svg_names": ladder_svg_names, "ladder_paths": ladder_paths}
+             "ladder_svg_names": ladder_svg_names, "ladder_paths": ladder_paths, "sweep_names": sweep_names}
     if case not in cases:
         fail(f"unknown case; valid: {', '.join(cases)}")
     cases[case]()
