@@ -6,11 +6,16 @@
 #   bench/leduc_curve.sh [RUN_DIR] [--set section.key=value ...]
 #   CONFIG=configs/leduc_escher.toml bench/leduc_curve.sh runs/leduc-escher
 #   CONFIG=configs/leduc_mmd.toml bench/leduc_curve.sh runs/leduc-mmd
+# RUN_DIR and CONFIG are read from the current directory (defaults: the checkout's
+# runs/leduc-curve-DATE and configs/leduc.toml).
 set -euo pipefail
+from=$PWD
+abspath() { case $1 in /* | '') printf '%s' "$1" ;; *) printf '%s' "$from/$1" ;; esac; }
+run_dir='' config=$(abspath "${CONFIG:-}")
+if [ $# -gt 0 ] && [[ $1 != --* ]]; then run_dir=$(abspath "$1"); shift; fi
 cd "$(dirname "$0")/.."
-run_dir=${1:-runs/leduc-curve-$(date +%Y%m%d-%H%M%S)}
-shift || true
-build/bin/cfr-run "${CONFIG:-configs/leduc.toml}" --run-dir "$run_dir" "$@" > "$run_dir.log"
+run_dir=${run_dir:-runs/leduc-curve-$(date +%Y%m%d-%H%M%S)}
+build/bin/cfr-run "${config:-configs/leduc.toml}" --run-dir "$run_dir" "$@" > "$run_dir.log"
 python3 - "$run_dir/metrics.jsonl" <<'PY'
 import json, sys
 wall = 0.0

@@ -15,9 +15,17 @@
 #  checkpoints, cfr-export --average N; the manifest lists their iterations.
 #  VALUE_FROM: an MMD checkpoint or run whose value network the model holds too, cfr-export
 #  --value-from (the search player's value leaves over the model); the manifest says where from.)
+# Every path (the arguments, FROM_RUN, FROM_MODEL, EXPLOITABILITY, VALUE_FROM) is read from the
+# current directory.
 set -euo pipefail
+from=$PWD
+abspath() { case $1 in /* | '') printf '%s' "$1" ;; *) printf '%s' "$from/$1" ;; esac; }
+[ $# -eq 5 ] || { echo "usage: $0 RUN_DIR MODEL_DIR \"TRAINING COMMAND\" EVAL_JSONL LADDER_JSON" >&2; exit 2; }
+run=$(abspath "$1") model=$(abspath "$2") command=$3 evals=$(abspath "$4") ladder=$(abspath "$5")
+FROM_RUN=$(abspath "${FROM_RUN:-}") FROM_MODEL=$(abspath "${FROM_MODEL:-}")
+EXPLOITABILITY=$(abspath "${EXPLOITABILITY:-}") VALUE_FROM=$(abspath "${VALUE_FROM:-}")
 cd "$(dirname "$0")/.."
-run=$1 model=$2 command=$3 evals=$4 ladder=$5
+run=$(realpath -m -s --relative-base=. "$run")  # the manifest's exported_from: relative within the checkout
 extra=$(mktemp)
 trap 'rm -f "$extra"' EXIT
 python3 - "$run" "$command" "$evals" "$ladder" "$(git rev-parse HEAD)" "$(git rev-parse "${TRAINED_REVISION:-HEAD}")" \

@@ -3,10 +3,14 @@
 # enough to fill in the first minutes, then a table of resident memory (rss_bytes of
 # metrics.jsonl) over time: after the memories fill, RSS must stay flat.
 #   bench/soak.sh [MINUTES] [RUN_DIR]
+# RUN_DIR is read from the current directory (default: the checkout's runs/soak-DATE).
 set -euo pipefail
+from=$PWD
+abspath() { case $1 in /* | '') printf '%s' "$1" ;; *) printf '%s' "$from/$1" ;; esac; }
+run_dir=$(abspath "${2:-}")
 cd "$(dirname "$0")/.."
 minutes=${1:-30}
-run_dir=${2:-runs/soak-$(date +%Y%m%d-%H%M%S)}
+run_dir=${run_dir:-runs/soak-$(date +%Y%m%d-%H%M%S)}
 build/bin/cfr-run configs/smoke.toml --run-dir "$run_dir" \
   --set run.experiment_name=soak --set run.max_iterations=100000000 --set run.max_minutes="$minutes" \
   --set traversal.traversals_per_player=64 --set traversal.max_nodes_per_traversal=0 --set scheduler.interleaved.window=64 \

@@ -3,9 +3,18 @@
 # headers, and of Boost the headers that the project's Asio includes reach) from this machine's Debian packages into .deps/ (ignored by git, a few MiB), so that
 # a machine without apt (the GPU machine) can build: it travels with the working tree.
 #   scripts/pack-deps.sh [DIR]
+# DIR is read from the current directory (default: the checkout's .deps). It is replaced whole, so
+# a DIR that exists and is not an earlier pack (no include/CLI/CLI.hpp) is refused.
 set -euo pipefail
+from=$PWD
+abspath() { case $1 in /* | '') printf '%s' "$1" ;; *) printf '%s' "$from/$1" ;; esac; }
+dir=$(abspath "${1:-}")
 cd "$(dirname "$0")/.."
-dir=${1:-.deps}
+dir=${dir:-.deps}
+if [ -e "$dir" ] && [ ! -f "$dir/include/CLI/CLI.hpp" ]; then
+  echo "pack-deps.sh: $dir exists and is not an earlier pack (no include/CLI/CLI.hpp); choose another DIR" >&2
+  exit 2
+fi
 scripts/setup.sh --deps > /dev/null
 rm -rf "$dir"
 mkdir -p "$dir/include" "$dir/cmake"

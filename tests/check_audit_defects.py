@@ -29,6 +29,12 @@ case that fails without its fix. Prints "ok: CASE: ..." (exit 0) or "FAIL: ..." 
   sweep_names       bench/strength_sweep.sh with a variant name that is empty, '..', '.' or holds
                     '/', or an argument without '=': exit 2 naming the argument, a sentinel file in
                     OUT kept, nothing trained
+  scaling_one_arg   bench/scaling.sh CONFIG (the documented one-argument form) with CONFIG relative
+                    to the current directory and invalid: cfr-run names that file (read from the
+                    directory the script ran from, not extra arguments), exit 2, and its mktemp
+                    folder is removed (TMPDIR under WORK_DIR stays empty)
+  search_strength_out  bench/search_strength.sh on a missing run with OUT an existing file: exit
+                    non-zero, OUT as it was (not emptied), no OUT.cost or temporary file left
 WORK_DIR is removed and made again (under the build tree)."""
 import glob
 import gzip
@@ -285,12 +291,43 @@ def sweep_names():
     print(f"ok: sweep_names: exit 2 naming each of {len(bad)} bad arguments, {out} kept as it was")
 
 
+def scaling_one_arg():
+    tmp = os.path.join(work, "tmp")
+    os.makedirs(tmp)
+    with open(os.path.join(work, "bad.toml"), "w") as f:
+        f.write("[run\n")
+    env = dict(os.environ, TMPDIR=tmp, BIN=bin_dir)
+    p = run([os.path.join(src, "bench", "scaling.sh"), "bad.toml"], want_rc=2, env=env, cwd=work)
+    if os.path.join(work, "bad.toml") not in p.stderr or "not expected" in p.stderr:
+        fail(f"cfr-run does not name {work}/bad.toml (or was given extra arguments): {p.stderr}")
+    if os.listdir(tmp):
+        fail(f"the mktemp folder was left behind: {os.listdir(tmp)}")
+    print("ok: scaling_one_arg: exit 2 naming the config read from the current directory, no extra arguments, "
+          "nothing left in TMPDIR")
+
+
+def search_strength_out():
+    out = os.path.join(work, "search.jsonl")
+    with open(out, "w") as f:
+        f.write("an earlier result\n")
+    p = run([os.path.join(src, "bench", "search_strength.sh"), os.path.join(work, "no_run"), "2", out], want_rc=None, cwd=work,
+            env=dict(os.environ, BIN=bin_dir))
+    if p.returncode == 0:
+        fail(f"exit 0 on a missing run: {p.stdout}{p.stderr}")
+    if open(out).read() != "an earlier result\n":
+        fail(f"{out} was emptied or changed before any match ran")
+    if sorted(os.listdir(work)) != ["search.jsonl"]:
+        fail(f"left behind in {work}: {sorted(os.listdir(work))}")
+    print(f"ok: search_strength_out: exit {p.returncode}, {out} as it was, nothing left behind")
+
+
 def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     cases = {"plot_injection": plot_injection, "resume_no_latest": resume_no_latest, "metrics_bad_line": metrics_bad_line,
              "replay_gzip_cap": replay_gzip_cap, "snapshots_missing": snapshots_missing, "export_tmp_kept": export_tmp_kept,
-             "ladder_svg_names": ladder_svg_names, "ladder_paths": ladder_paths, "sweep_names": sweep_names}
+             "ladder_svg_names": ladder_svg_names, "ladder_paths": ladder_paths, "sweep_names": sweep_names,
+             "scaling_one_arg": scaling_one_arg, "search_strength_out": search_strength_out}
     if case not in cases:
         fail(f"unknown case; valid: {', '.join(cases)}")
     cases[case]()
