@@ -118,6 +118,16 @@ struct PyBot {
   std::unique_ptr<cfr::lc::Bot> bot;
 };
 
+/// The dtype of an array of actions, unless it is an integer one: a float (or bool, object, ...)
+/// array is refused rather than cast, which truncated 1.9 to action 1.
+std::optional<std::string> non_integer_dtype(const pb::array& a) {
+  const char kind = a.dtype().kind();
+  if (kind == 'i' || kind == 'u') return std::nullopt;
+  return pb::str(a.dtype()).cast<std::string>();
+}
+
+using Int64Array = pb::array_t<std::int64_t, pb::array::c_style | pb::array::forcecast>;
+
 pb::object& views_type() {
   static auto* t = new pb::object();  // leaked on purpose: lives as long as the interpreter
   return *t;
@@ -152,9 +162,12 @@ class PyPlayer final : public cfr::lc::BatchBot {
         views.append(PyState{game_, cfr::py::wrap_lost_cities_state(s)});
       }
       const pb::object out = fn_(views_type()(obs, mask, views, game_ids));
-      const auto got = pb::array_t<std::int64_t, pb::array::c_style | pb::array::forcecast>::ensure(out);
-      if (!got || got.ndim() != 1 || got.shape(0) != k)
+      const pb::array returned = pb::array::ensure(out);
+      if (!returned || returned.ndim() != 1 || returned.shape(0) != k)
         throw cfr::InputError(fmt::format("player '{}' must return {} actions (one per view)", name_, k));
+      if (const auto dtype = non_integer_dtype(returned))
+        throw cfr::InputError(fmt::format("player '{}' must return integer actions, got {}", name_, *dtype));
+      const auto got = Int64Array::ensure(returned);
       for (pb::ssize_t i = 0; i < k; ++i) {
         const std::int64_t act = got.data()[i];
         if (act < 0 || act >= cfr::kMaxActionsAnyGame || !cfr::mask_has(states[i]->legal_mask(), static_cast<int>(act)))
@@ -187,17 +200,23 @@ pb::object& timestep_type() {
   return *t;
 }
 
-pb::object run_batch(PyVectorEnv& self,
-                     const std::optional<pb::array_t<std::int64_t, pb::array::c_style | pb::array::forcecast>>& actions) {
+pb::object run_batch(PyVectorEnv& self, const std::optional<pb::object>& actions) {
   const pb::ssize_t n = self.env->size();
   const pb::ssize_t w = self.env->observation_size();
   const pb::ssize_t a = self.env->num_actions();
   std::vector<std::int64_t> acts;
   if (actions) {
-    if (actions->ndim() != 1 || actions->shape(0) != n)
+    const pb::array given = pb::array::ensure(*actions);
+    if (!given)
+      throw InputError(fmt::format("VectorEnv.step: actions must be an int array of shape ({},), got a {}", n,
+                                   pb::str(pb::type::of(*actions).attr("__name__")).cast<std::string>()));
+    if (given.ndim() != 1 || given.shape(0) != n)
       throw InputError(fmt::format("VectorEnv.step: actions must have shape ({},), got {} dimension(s) of {} values", n,
-                                   actions->ndim(), actions->size()));
-    acts.assign(actions->data(), actions->data() + n);
+                                   given.ndim(), given.size()));
+    if (const auto dtype = non_integer_dtype(given))
+      throw InputError(fmt::format("VectorEnv.step: actions must be integers, got {}", *dtype));
+    const auto ints = Int64Array::ensure(given);
+    acts.assign(ints.data(), ints.data() + n);
   }
   pb::array_t<float> obs({n, w});
   pb::array_t<bool> mask({n, a});
@@ -619,14 +638,10 @@ move in one batched forward. The GIL is released while C++ steps.)doc")
           "reset", [](PyVectorEnv& self) { return run_batch(self, std::nullopt); },
           "Deals every slot's next game; returns a TimeStep (reward, done, truncated all zero).")
       .def(
-          "step",
-          [](PyVectorEnv& self, const pb::array_t<std::int64_t, pb::array::c_style | pb::array::forcecast>& actions) {
-            return run_batch(self, actions);
-          },
-          pb::arg("actions"),
-          "Applies actions[i] in game i (an int array of shape (n,)), lets the opponent answer, resets finished "
-          "games; returns a TimeStep. An illegal action raises IllegalActionError naming the game, and nothing "
-          "is applied.")
+          "step", [](PyVectorEnv& self, const pb::object& actions) { return run_batch(self, actions); }, pb::arg("actions"),
+          "Applies actions[i] in game i (an int array of shape (n,), any integer dtype), lets the opponent answer, "
+          "resets finished games; returns a TimeStep. Actions of another dtype (a float array) raise InputError; an "
+          "illegal action raises IllegalActionError naming the game, and nothing is applied.")
       .def(
           "deal_seeds", [](const PyVectorEnv& self) { return self.env->deal_seeds(); },
           "Each slot's current deal seed: game.new_initial_state(seed=s) is the same game.")

@@ -145,6 +145,11 @@ def test_bad_steps_apply_nothing():
     bad[3] = -5
     with pytest.raises(cfr.IllegalActionError, match="action -5 is not legal in game 3"):
         env.step(bad)
+    # Not integers: refused (1.9 was cast to action 1), whatever their values.
+    with pytest.raises(cfr.InputError, match=r"VectorEnv.step: actions must be integers, got float64"):
+        env.step(np.full(4, 1.9))
+    with pytest.raises(cfr.InputError, match=r"actions must be integers, got float64"):
+        env.step(actions.astype(np.float64))
     a, b = env.step(actions), twin.step(actions)  # the failed steps changed nothing
     for x, y in zip(a, b):
         assert np.array_equal(x, y)

@@ -91,6 +91,12 @@ def test_a_python_players_errors_reach_the_caller():
     with pytest.raises(cfr.InputError, match="must return 2 actions"):
         cfr.match(short, "random", games=2)
 
+    def floats(views):
+        return views.legal_mask.argmax(axis=1) + 0.9
+
+    with pytest.raises(cfr.InputError, match="player 'floats' must return integer actions, got float64"):
+        cfr.match(floats, "random", games=2)
+
     def serializes(views):
         views.states[0].serialize()
 
