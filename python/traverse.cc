@@ -1,5 +1,8 @@
 #include "python/traverse.h"
 
+#include <cstdint>
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "apps/algorithms/deep_cfr/networks.h"
@@ -55,6 +58,9 @@ TraverseResult run_traversals(const Config& config, const TraverseJob& j, std::s
   if (j.iteration < 1) throw InputError(fmt::format("iteration = {} must be at least 1", j.iteration));
   if (j.traverser != 0 && j.traverser != 1) throw InputError(fmt::format("traverser = {} must be 0 or 1", j.traverser));
   if (j.first_index < 0) throw InputError(fmt::format("first_index = {} must be at least 0", j.first_index));
+  if (std::int64_t{j.first_index} + traversals > std::numeric_limits<int>::max())
+    throw InputError(fmt::format("first_index + traversals = {} is beyond 2^31 - 1 (traversal indices are 32-bit)",
+                                 std::int64_t{j.first_index} + traversals));
   CFR_CHECK(nets.size() == shape.names.size(), "one evaluator per network");
   for (Evaluator* e : nets) {
     const EvaluatorInfo info = e->info();

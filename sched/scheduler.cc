@@ -1,6 +1,8 @@
 #include "sched/scheduler.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -64,6 +66,15 @@ void OrderedDelivery::finished(std::unique_ptr<TraversalContext> ctx) {
 int OrderedDelivery::delivered() const {
   std::lock_guard lock(m_);
   return next_;
+}
+
+void validate_job(const TraversalJob& job) {
+  if (job.num_traversals < 0 || job.first_index < 0)
+    throw InputError(fmt::format("traversal job: num_traversals = {} and first_index = {} must be at least 0", job.num_traversals,
+                                 job.first_index));
+  const std::int64_t end = std::int64_t{job.first_index} + job.num_traversals;
+  if (end > std::numeric_limits<int>::max())
+    throw InputError(fmt::format("traversal job: first_index + num_traversals = {} is beyond 2^31 - 1 (32-bit indices)", end));
 }
 
 Task<void> start_traversal(const TraversalJob& job, TraversalContext& ctx, int index, QueryPort* port, int slot, int worker) {

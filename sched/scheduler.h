@@ -165,6 +165,12 @@ class FlushPolicy {
   std::vector<int> waited_;  // per network of the batcher
 };
 
+/// Throws InputError unless a job's traversal indices are valid: num_traversals and first_index
+/// at least 0, and first_index + num_traversals within 2^31 - 1 (the indices are ints: past it,
+/// first_index + j wrapped). TraversalSlots calls it, so every scheduler refuses such a job before
+/// it runs a traversal.
+void validate_job(const TraversalJob& job);
+
 /// Prepares a context for traversal `index` of a job (RNG stream, buffers) and creates its task.
 Task<void> start_traversal(const TraversalJob& job, TraversalContext& ctx, int index, QueryPort* port, int slot, int worker = 0);
 
@@ -178,7 +184,9 @@ class TraversalSlots {
  public:
   TraversalSlots(const TraversalJob& job, OrderedDelivery& delivery, ContextPool& pool, int slots, QueryPort* port,
                  int worker = 0)
-      : job_(job), delivery_(delivery), pool_(pool), port_(port), worker_(worker), slots_(static_cast<std::size_t>(slots)) {}
+      : job_(job), delivery_(delivery), pool_(pool), port_(port), worker_(worker), slots_(static_cast<std::size_t>(slots)) {
+    validate_job(job);
+  }
   ~TraversalSlots() { abandon(); }
   TraversalSlots(const TraversalSlots&) = delete;
   TraversalSlots& operator=(const TraversalSlots&) = delete;

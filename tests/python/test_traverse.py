@@ -217,6 +217,8 @@ def test_bad_arguments_are_input_errors():
         cfr.traverse("kuhn", "uniform", traversals=5, traverser=2)
     with pytest.raises(cfr.InputError, match="traversals = 0 must be at least 1"):
         cfr.traverse("kuhn", "uniform", traversals=0)
+    with pytest.raises(cfr.InputError, match=r"first_index \+ traversals = 2147483649 is beyond 2\^31 - 1"):
+        cfr.traverse("kuhn", "uniform", traversals=2, first_index=2**31 - 1)
     with pytest.raises(cfr.InputError, match="scheduler"):
         cfr.traverse("kuhn", "uniform", traversals=5, scheduler="nope")
     with pytest.raises(cfr.InputError, match="window"):

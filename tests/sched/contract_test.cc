@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <limits>
 #include <stdexcept>
 
 #include "tests/sched/helpers.h"
@@ -171,6 +172,22 @@ TEST_CASE("a sink exception ends every scheduler's run cleanly with its cause") 
     ThrowingSink sink;
     CHECK_THROWS_WITH_AS(make_scheduler(v.scheduler, v.config)->run(job, nets.span(), sink), "sink failed on purpose",
                          std::runtime_error);
+  }
+}
+
+TEST_CASE("every scheduler refuses a job whose traversal indices pass 2^31 - 1, before any traversal") {
+  LostCitiesTraversalGame game;
+  TraversalOptions opts;
+  TraversalJob job = make_job(game, opts, 2);
+  job.first_index = std::numeric_limits<int>::max();  // first_index + 1 wrapped to -2^31
+  for (const auto& v : variants()) {
+    INFO(v.label());
+    const Nets nets = hash_nets(game.input_width(), game.num_actions());
+    CollectingSink sink(game.input_width(), game.num_actions());
+    CHECK_THROWS_WITH_AS(make_scheduler(v.scheduler, v.config)->run(job, nets.span(), sink),
+                         "traversal job: first_index + num_traversals = 2147483649 is beyond 2^31 - 1 (32-bit indices)",
+                         InputError);
+    CHECK(sink.order.empty());  // no traversal reached the sink
   }
 }
 
