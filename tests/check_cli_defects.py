@@ -27,22 +27,11 @@ import time
 
 case, bin_dir, src, work = sys.argv[1:5]
 SKIP = 77
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from defect_case import DefectCase  # noqa: E402
 
-
-def fail(msg):
-    print(f"FAIL: {case}: {msg}")
-    sys.exit(1)
-
-
-def run(cmd, want_rc=0, **kw):
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=kw.pop("timeout", 300), **kw)
-    if want_rc is not None and p.returncode != want_rc:
-        fail(f"{' '.join(cmd)}: exit {p.returncode}, expected {want_rc}\n{p.stdout[-3000:]}{p.stderr[-3000:]}")
-    return p
-
-
-def exe(name):
-    return os.path.join(bin_dir, name)
+harness = DefectCase(case, bin_dir)
+fail, run, exe = harness.fail, harness.run, harness.exe
 
 
 SMALL_KUHN = [os.path.join(src, "configs", "kuhn.toml"), "--set", "traversal.traversals_per_player=50",
