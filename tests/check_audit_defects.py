@@ -110,6 +110,19 @@ def files_of(run_dir):
     return out
 
 
+def refused_resume(run_dir, iterations, wants):
+    """cfr-run --resume run_dir refused: exit 2, every string of `wants` in its message, and no file
+    under run_dir (but the checkpoints) changed."""
+    before = files_of(run_dir)
+    p = run([exe("cfr-run"), "--resume", run_dir, "--set", f"run.max_iterations={iterations}"], want_rc=2)
+    if not all(w in p.stderr for w in wants):
+        fail(f"the refusal does not name {wants}: {p.stderr}")
+    after = files_of(run_dir)
+    if after != before:
+        changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+        fail(f"the refused resume changed {changed}")
+
+
 def resume_no_latest():
     run_dir = os.path.join(work, "run")
     train_kuhn(run_dir, 3, "--set", "checkpoint.keep_snapshots=true")
@@ -117,16 +130,9 @@ def resume_no_latest():
     latest = os.path.join(run_dir, "checkpoints", "latest")
     name = open(latest).read().strip()
     os.remove(latest)
-    before = files_of(run_dir)
     lines = open(metrics).read().count("\n")
     snaps = sorted(glob.glob(os.path.join(run_dir, "snapshots", "*.bin")))
-    p = run([exe("cfr-run"), "--resume", run_dir, "--set", "run.max_iterations=5"], want_rc=2)
-    if f"{latest} is missing" not in p.stderr or os.path.join(run_dir, "checkpoints", name) not in p.stderr:
-        fail(f"the refusal does not name {latest} and {name}: {p.stderr}")
-    after = files_of(run_dir)
-    if after != before:
-        changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
-        fail(f"the refused resume changed {changed}")
+    refused_resume(run_dir, 5, [f"{latest} is missing", os.path.join(run_dir, "checkpoints", name)])
     if lines != 3 or len(snaps) != 3:
         fail(f"the run had {lines} metrics lines and {len(snaps)} snapshots, expected 3 and 3")
     # The recovery the message tells.
@@ -147,16 +153,11 @@ def metrics_bad_line():
     good = open(metrics).read().splitlines(keepends=True)
     with open(metrics, "w") as f:
         f.write(good[0] + "{not json\n" + "".join(good[1:]))
-    before = files_of(run_dir)
-    p = run([exe("cfr-run"), "--resume", run_dir, "--set", "run.max_iterations=4"], want_rc=2)
-    if f"{metrics}:2: invalid JSON" not in p.stderr:
-        fail(f"the refusal does not name {metrics}:2: {p.stderr}")
-    if files_of(run_dir) != before:
-        fail("the refused resume changed the run directory")
+    refused_resume(run_dir, 4, [f"{metrics}:2: invalid JSON"])
     # A torn last line (a crash mid-append: no newline) is dropped and the resume goes on.
     with open(metrics, "w") as f:
         f.write("".join(good) + '{"iteration": 4, "los')
-    p = run([exe("cfr-run"), "--resume", run_dir, "--set", "run.max_iterations=4"])
+    run([exe("cfr-run"), "--resume", run_dir, "--set", "run.max_iterations=4"])
     iters = [json.loads(l).get("iteration") for l in open(metrics)]
     if iters != [1, 2, 3, 4]:
         fail(f"after a torn last line: iterations {iters}")
@@ -182,12 +183,7 @@ def snapshots_missing():
     snap = os.path.join(run_dir, "snapshots", "iter-000002.bin")
     kept = snap + ".kept"
     os.rename(snap, kept)
-    before = files_of(run_dir)
-    p = run([exe("cfr-run"), "--resume", run_dir, "--set", "run.max_iterations=4"], want_rc=2)
-    if f"the advantage snapshot of iteration 2 ({snap}) is missing" not in p.stderr:
-        fail(f"the refusal does not name {snap}: {p.stderr}")
-    if files_of(run_dir) != before:
-        fail("the refused resume changed the run directory")
+    refused_resume(run_dir, 4, [f"the advantage snapshot of iteration 2 ({snap}) is missing"])
     os.rename(kept, snap)
     p = run([exe("cfr-run"), "--resume", run_dir, "--set", "run.max_iterations=4"])
     snaps = sorted(os.path.basename(f) for f in glob.glob(os.path.join(run_dir, "snapshots", "*.bin")))
