@@ -122,9 +122,9 @@ if value_mode:
     if p.returncode != 2 or "nd=2 needs the checkpoint's value network" not in p.stderr:
         print(f"FAIL: nd on a checkpoint without a value network: exit {p.returncode}: {p.stderr}")
         sys.exit(1)
-    print(f"ok: nest=2&nd=2 reproducible with {f_nest} forwards (depth=6 without it {f_d6}); "
-          f"depth >= cap is the full rollout; depth=2 searched {searched} decisions reproducibly with {f_leaf} forwards "
-          f"(full rollouts {f_full}), the same under recursive and interleaved; refused without a value network")
+    print(f"ok: depth >= cap is the full rollout; depth=2 searched {searched} decisions reproducibly with {f_leaf} forwards "
+          f"(full rollouts {f_full}), the same under recursive and interleaved; refused without a value network; "
+          f"nest=2&nd=2 reproducible with {f_nest} forwards (depth=6 without it {f_d6})")
     sys.exit(0)
 
 net, _ = match(f"checkpoint:{run}")
