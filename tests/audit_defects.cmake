@@ -79,15 +79,19 @@ set_tests_properties(audit.ladder_svg_escapes_player_names audit.ladder_checks_o
 # bench/strength_sweep.sh refuses a variant name that is empty, '.', '..' or holds '/', and an
 # argument without '=', before anything runs (its `rm -rf OUT/NAME` deleted OUT or the folder
 # above it).
-cfr_expect_output(audit.strength_sweep_refuses_bad_variant_names "ok: sweep_names: exit 2 naming each of 5 bad arguments"
-  ${audit_check} sweep_names $<TARGET_FILE_DIR:cfr-run> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_sweep_names)
-set_tests_properties(audit.strength_sweep_refuses_bad_variant_names PROPERTIES LABELS apps)
+if(CFR_WITH_TORCH)  # cfr-run's folder
+  cfr_expect_output(audit.strength_sweep_refuses_bad_variant_names "ok: sweep_names: exit 2 naming each of 5 bad arguments"
+    ${audit_check} sweep_names $<TARGET_FILE_DIR:cfr-run> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_sweep_names)
+  set_tests_properties(audit.strength_sweep_refuses_bad_variant_names PROPERTIES LABELS apps)
+endif()
 
 # bench/scaling.sh CONFIG (one argument) reads CONFIG from the current directory and removes its
 # temporary folder; bench/search_strength.sh keeps OUT until its matches are done.
-cfr_expect_output(audit.scaling_takes_one_argument_and_cleans_up "ok: scaling_one_arg: exit 2 naming the config read from the current directory"
-  ${audit_check} scaling_one_arg $<TARGET_FILE_DIR:cfr-run> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_scaling_one_arg)
+if(CFR_WITH_TORCH)  # cfr-run's folder
+  cfr_expect_output(audit.scaling_takes_one_argument_and_cleans_up "ok: scaling_one_arg: exit 2 naming the config read from the current directory"
+    ${audit_check} scaling_one_arg $<TARGET_FILE_DIR:cfr-run> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_scaling_one_arg)
+  set_tests_properties(audit.scaling_takes_one_argument_and_cleans_up PROPERTIES LABELS apps)
+endif()
 cfr_expect_output(audit.search_strength_keeps_out_on_failure "ok: search_strength_out: exit [0-9]+, .* as it was, nothing left behind"
   ${audit_check} search_strength_out $<TARGET_FILE_DIR:cfr-arena> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/audit_search_strength_out)
-set_tests_properties(audit.scaling_takes_one_argument_and_cleans_up audit.search_strength_keeps_out_on_failure
-  PROPERTIES LABELS apps)
+set_tests_properties(audit.search_strength_keeps_out_on_failure PROPERTIES LABELS apps)
