@@ -188,14 +188,44 @@ double rollout_value(const Rollout& r, double win_reward) {
   return std::isnan(r.leaf) ? win_shaped(r.s.returns(r.me), win_reward) : (r.s.current_player() == r.me ? r.leaf : -r.leaf);
 }
 
+Task<void> search_rollout(TraversalContext& ctx, const LostCitiesTraversalGame& game, Rollout& r, int cap, bool sampled,
+                          double temp, int depth, double value_scale, const NestedSearch* nest);
+
+/// The nested search at `r`'s state (the decider to move, `probs` its network's probabilities over
+/// the `legal` moves): the k most probable moves on `nest.deals` deals resampled from the decider's
+/// view (deal j from derive_seed(base, 0, j), its rollouts from derive_seed(base, 1, j) for every
+/// move: common random numbers; base drawn from r's stream), each nested rollout awaited in turn on
+/// this context (its own frame: the plain rollouts' frames do not hold these states), the choice by
+/// search_choice as at the root; returns the move.
+Task<int> nested_search_move(TraversalContext& ctx, const LostCitiesTraversalGame& game, Rollout& r, const float* probs,
+                             ActionMask legal, int cap, bool sampled, double temp, double value_scale, const NestedSearch& nest) {
+  std::array<int, kMaxSearchCandidates> cand{};
+  const int k = search_candidates(probs, legal, nest.k, cand);
+  if (k < 2) co_return cand[0];
+  SearchTally tally;
+  std::array<double, kMaxSearchCandidates> values{};
+  const std::uint64_t base = r.rng();
+  for (int j = 0; j < nest.deals; ++j) {
+    lc::State deal = r.s;
+    Rng deal_rng(derive_seed(base, 0, static_cast<std::uint64_t>(j)));
+    deal.resample_hidden(r.me, deal_rng);
+    for (int c = 0; c < k; ++c) {
+      Rollout sub{deal, Rng(derive_seed(base, 1, static_cast<std::uint64_t>(j))), r.decision, r.candidate, 0, r.me};
+      sub.s.apply_action(cand[static_cast<std::size_t>(c)]);
+      co_await search_rollout(ctx, game, sub, cap, sampled, temp, nest.depth, value_scale, nullptr);
+      values[static_cast<std::size_t>(c)] = rollout_value(sub, nest.win_reward);
+    }
+    tally.add_deal(std::span<const double>(values.data(), static_cast<std::size_t>(k)));
+  }
+  co_return cand[static_cast<std::size_t>(
+      search_choice(tally, std::span<const int>(cand.data(), static_cast<std::size_t>(k)), probs, nest.prior, nest.z))];
+}
+
 /// Rollout `r` as a coroutine: each move suspends at the network's query (network 0 of the
 /// scheduler's set), which the scheduler batches with every other rollout's. With depth > 0 it
 /// stops after `depth` moves and queries the value network (network 1) for the state it reached.
-/// With `nest` (k > 1) the decider's first decision after the opponent has moved is searched:
-/// the network's k most probable moves on `nest->deals` deals resampled from the decider's view
-/// (deal j from derive_seed(base, 0, j), its rollouts from derive_seed(base, 1, j) for every move:
-/// common random numbers; base drawn from the rollout's stream), each nested rollout awaited in
-/// turn on this rollout's context, the choice by search_choice as at the root.
+/// With `nest` (k > 1) the decider's first decision after the opponent has moved is searched
+/// (nested_search_move).
 Task<void> search_rollout(TraversalContext& ctx, const LostCitiesTraversalGame& game, Rollout& r, int cap, bool sampled,
                           double temp, int depth, double value_scale, const NestedSearch* nest) {
   const int A = game.num_actions();
@@ -217,30 +247,7 @@ Task<void> search_rollout(TraversalContext& ctx, const LostCitiesTraversalGame& 
     int a;
     if (nest != nullptr && opponent_moved && r.s.current_player() == r.me) {  // the nested search, once
       masked_softmax(logits, legal, A, probs);
-      std::array<int, kMaxSearchCandidates> cand{};
-      const int k = search_candidates(probs, legal, nest->k, cand);
-      a = cand[0];
-      if (k > 1) {
-        SearchTally tally;
-        std::array<double, kMaxSearchCandidates> values{};
-        const std::uint64_t base = r.rng();
-        for (int j = 0; j < nest->deals; ++j) {
-          lc::State deal = r.s;
-          Rng deal_rng(derive_seed(base, 0, static_cast<std::uint64_t>(j)));
-          deal.resample_hidden(r.me, deal_rng);
-          for (int c = 0; c < k; ++c) {
-            Rollout sub{deal, Rng(derive_seed(base, 1, static_cast<std::uint64_t>(j))), r.decision, r.candidate, 0, r.me};
-            sub.model = r.model;
-            sub.opp = r.opp;
-            sub.s.apply_action(cand[static_cast<std::size_t>(c)]);
-            co_await search_rollout(ctx, game, sub, cap - r.steps - 1, sampled, temp, nest->depth, value_scale, nullptr);
-            values[static_cast<std::size_t>(c)] = rollout_value(sub, nest->win_reward);
-          }
-          tally.add_deal(std::span<const double>(values.data(), static_cast<std::size_t>(k)));
-        }
-        a = cand[static_cast<std::size_t>(
-            search_choice(tally, std::span<const int>(cand.data(), static_cast<std::size_t>(k)), probs, nest->prior, nest->z))];
-      }
+      a = co_await nested_search_move(ctx, game, r, probs, legal, cap - r.steps - 1, sampled, temp, value_scale, *nest);
       nest = nullptr;
     } else if (r.reply >= 0 && r.s.current_player() != r.me) {  // the searched reply: the opponent's r.reply-th best
       std::array<int, kMaxSearchCandidates> ranked{};
