@@ -72,6 +72,15 @@ def differs(a, b, what):
         sys.exit(1)
 
 
+def cost_field(err, after, before, what):
+    """The text between `after` and `before` in the search player's cost line."""
+    try:
+        return err.split(after)[1].split(before)[0]
+    except IndexError:
+        print(f"FAIL: {what}: no cost line: {err[-500:]}")
+        sys.exit(1)
+
+
 def cost(err, what):
     """The forwards count and the searched decisions of the search player's cost line."""
     try:
@@ -206,11 +215,7 @@ if p.returncode != 2 or "k=0: must be an integer in [1, 16]" not in p.stderr:
     sys.exit(1)
 # z=Z: an override must lead the network's move by Z standard errors of the paired difference.
 def overrides(err):
-    try:
-        return int(err.split(" searched, ")[1].split(" overriding")[0])
-    except (IndexError, ValueError):
-        print(f"FAIL: no cost line: {err[-500:]}")
-        sys.exit(1)
+    return int(cost_field(err, " searched, ", " overriding", "z"))
 
 
 z0, errz0 = match(f"search:{run}?k=3&n=4&cap=40&prior=0&z=0", games=4)
@@ -278,11 +283,7 @@ same(nest1, plain0, "nest=1 and no nest")
 
 
 def rollout_moves(err, what):
-    try:
-        return float(err.split(" rollouts, ")[1].split(" rollout moves")[0])
-    except (IndexError, ValueError):
-        print(f"FAIL: {what}: no cost line: {err[-500:]}")
-        sys.exit(1)
+    return float(cost_field(err, " rollouts, ", " rollout moves", what))
 
 
 greedy, err_greedy = match(f"search:{run}?k=3&n=4&cap=40&prior=0&z=1000&rollout=greedy", games=4)
