@@ -8,6 +8,7 @@
 
 #include "engine/core/errors.h"
 #include "engine/games/expert_bot.h"
+#include "engine/games/ismcts_bot.h"
 
 namespace cfr::lc {
 
@@ -380,7 +381,7 @@ std::vector<std::string> bot_names() {
 }
 
 bool names_bot(std::string_view name) {
-  if (name.starts_with(kExpertVariantPrefix)) return true;
+  if (name.starts_with(kExpertVariantPrefix) || names_ismcts(name)) return true;
   const auto names = bot_names();
   return std::find(names.begin(), names.end(), name) != names.end();
 }
@@ -389,6 +390,9 @@ std::unique_ptr<Bot> make_bot(std::string_view name, const Rules& rules) {
   rules.validate();
   if (name.starts_with(kExpertVariantPrefix))
     return make_expert_bot(rules, parse_expert_params(name.substr(kExpertVariantPrefix.size())), std::string(name));
+  if (names_ismcts(name))
+    return make_ismcts_bot(rules, name == "ismcts" ? IsmctsParams{} : parse_ismcts_params(name.substr(kIsmctsPrefix.size())),
+                           std::string(name));
   if (name == "random") return std::make_unique<RandomBot>();
   if (name == "discard_only") return std::make_unique<DiscardOnlyBot>();
   if (name == "heuristic_balanced")
@@ -400,8 +404,9 @@ std::unique_ptr<Bot> make_bot(std::string_view name, const Rules& rules) {
   if (name == "heuristic_noisy")
     return std::make_unique<HeuristicBot>(std::string(name), rules, HeuristicParams::balanced(), 0.15);
   if (name == "heuristic_expert") return make_expert_bot(rules);
-  throw InputError(fmt::format("unknown bot '{}'; valid bots: {} (or heuristic_expert?key=value&...: a variant)", name,
-                               join_names(bot_names())));
+  throw InputError(fmt::format(
+      "unknown bot '{}'; valid bots: {} (or heuristic_expert?key=value&...: a variant; ismcts[?key=value&...]: a search)", name,
+      join_names(bot_names())));
 }
 
 }  // namespace cfr::lc

@@ -71,14 +71,17 @@ struct HeuristicThresholds {
 /// Names accepted by make_bot (beside heuristic_expert's variant specs, see names_bot).
 std::vector<std::string> bot_names();
 
-/// Whether make_bot takes `name` as a bot: one of bot_names(), or a variant of heuristic_expert
-/// "heuristic_expert?key=value&..." (expert_bot.h: parse_expert_params; make_bot checks its keys).
+/// Whether make_bot takes `name` as a bot: one of bot_names(), a variant of heuristic_expert
+/// "heuristic_expert?key=value&..." (expert_bot.h: parse_expert_params; make_bot checks its keys),
+/// or the search bot "ismcts[?key=value&...]" (ismcts_bot.h; not in bot_names(): it costs
+/// thousands of rule-bot games a decision).
 bool names_bot(std::string_view name);
 
 /// Creates a bot by name: random, discard_only, heuristic_balanced, heuristic_aggressive,
-/// heuristic_cautious, heuristic_noisy, heuristic_expert (expert_bot.h), or a variant of
+/// heuristic_cautious, heuristic_noisy, heuristic_expert (expert_bot.h), a variant of
 /// heuristic_expert by its spec ("heuristic_expert?open_margin=8&free_opens=1", named so in
-/// reports). Throws InputError naming the valid choices otherwise, or what is wrong in a variant's spec.
+/// reports), or ismcts by its spec ("ismcts?iters=2000&rollout=heuristic_expert", ismcts_bot.h). Throws InputError naming the
+/// valid choices otherwise, or what is wrong in a variant's spec.
 std::unique_ptr<Bot> make_bot(std::string_view name, const Rules& rules);
 
 /// A uniformly random legal action of s (the `random` bot's choice).

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "engine/core/errors.h"
+#include "engine/core/spec_query.h"
 
 namespace cfr::lc {
 
@@ -402,33 +403,15 @@ std::string expert_key_list() {
 }  // namespace
 
 ExpertParams parse_expert_params(std::string_view query) {
+  constexpr std::string_view what = "heuristic_expert?";
+  const std::string keys = expert_key_list();
   ExpertParams p;
-  if (query.empty()) throw InputError("heuristic_expert?: no key=value after the '?' (keys: " + expert_key_list() + ")");
-  if (query.size() > 1000)
-    throw InputError(fmt::format("heuristic_expert?: the spec is {} characters (at most 1000)", query.size()));
-  std::vector<std::string_view> seen;
-  while (!query.empty()) {
-    const std::size_t amp = query.find('&');
-    const std::string_view kv = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-    const std::size_t eq = kv.find('=');
-    if (eq == std::string_view::npos)
-      throw InputError(fmt::format("heuristic_expert?: '{}': want key=value (keys: {})", kv, expert_key_list()));
-    const std::string_view key = kv.substr(0, eq), text = kv.substr(eq + 1);
+  for (const QueryPair& kv : split_spec_query(query, what, keys)) {
     const ExpertKey* k =
-        std::find_if(std::begin(kExpertKeys), std::end(kExpertKeys), [&](const ExpertKey& e) { return e.key == key; });
-    if (k == std::end(kExpertKeys))
-      throw InputError(fmt::format("heuristic_expert?: unknown key '{}' (keys: {})", key, expert_key_list()));
-    if (std::find(seen.begin(), seen.end(), key) != seen.end())
-      throw InputError(fmt::format("heuristic_expert?: key '{}' given twice", key));
-    seen.push_back(key);
-    const std::string s(text);
-    char* end = nullptr;
-    const double v = s.empty() || s.size() > 32 ? std::nan("") : std::strtod(s.c_str(), &end);
+        std::find_if(std::begin(kExpertKeys), std::end(kExpertKeys), [&](const ExpertKey& e) { return e.key == kv.key; });
+    if (k == std::end(kExpertKeys)) throw InputError(fmt::format("{}: unknown key '{}' (keys: {})", what, kv.key, keys));
     const bool integral = k->integer != nullptr;
-    if (!std::isfinite(v) || *end != '\0' || v < k->lo || v > k->hi || (integral && v != std::floor(v)))
-      throw InputError(fmt::format("heuristic_expert?: {}={}: must be {} in [{}, {}]", key, text,
-                                   integral ? "an integer" : "a number", k->lo, k->hi));
+    const double v = spec_number(what, kv, k->lo, k->hi, integral);
     if (integral)
       p.*(k->integer) = static_cast<int>(v);
     else

@@ -13,6 +13,7 @@
 #include "engine/games/bots.h"
 #include "engine/games/expert_bot.h"
 #include "engine/games/games.h"
+#include "engine/games/ismcts_bot.h"
 #include "engine/memory/reservoir.h"
 
 namespace cfr {
@@ -107,6 +108,8 @@ MmdOpponentName parse_mmd_opponent(const std::string& entry, const std::string& 
   try {
     if (entry.starts_with(lc::kExpertVariantPrefix))
       (void)lc::parse_expert_params(std::string_view(entry).substr(lc::kExpertVariantPrefix.size()));
+    if (entry.starts_with(lc::kIsmctsPrefix))
+      (void)lc::parse_ismcts_params(std::string_view(entry).substr(lc::kIsmctsPrefix.size()));
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: mmd.opponents: '{}': {}", where, entry, e.what()));
   }

@@ -1,0 +1,172 @@
+#include "engine/games/ismcts_bot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/core/errors.h"
+#include "engine/core/spec_query.h"
+
+namespace cfr::lc {
+
+namespace {
+
+constexpr std::string_view kWhat = "ismcts?";
+constexpr std::string_view kKeys = "iters, c, rollout, cap, value, scale";
+constexpr int kMaxIters = 200'000;
+
+// One tree node: the action that leads to it from its parent, the seat that chose it, and the
+// statistics of the iterations through it (their rewards for that seat).
+struct Node {
+  int first_child = -1;
+  int next_sibling = -1;
+  int action = -1;
+  int mover = 0;
+  std::uint32_t visits = 0;
+  std::uint32_t avail = 0;  // iterations in which this action was legal when its parent was selected from
+  double reward = 0;
+  ActionMask expanded = 0;  // the actions that have a child
+};
+
+class IsmctsBot final : public Bot {
+ public:
+  IsmctsBot(const Rules& rules, IsmctsParams params, std::string name)
+      : p_(std::move(params)), name_(std::move(name)), rollout_(make_bot(p_.rollout, rules)) {}
+
+  std::string_view name() const noexcept override { return name_; }
+  bool deterministic() const noexcept override { return false; }
+
+  int choose_action(const State& s, Rng& rng) override {
+    CFR_CHECK(!s.is_terminal(), "no legal action (terminal state)");
+    const ActionMask legal = s.legal_mask();
+    if (mask_count(legal) == 1) return mask_nth(legal, 0);
+    const int me = s.current_player();
+    nodes_.clear();
+    nodes_.reserve(static_cast<std::size_t>(p_.iters) + 1);
+    nodes_.push_back(Node{});
+    for (int it = 0; it < p_.iters; ++it) {
+      State d = s;
+      d.resample_hidden(me, rng);
+      path_.clear();
+      path_.push_back(0);
+      descend(d, rng);
+      for (int m = 0; m < p_.cap && !d.is_terminal(); ++m) d.apply_action(rollout_->choose_action(d, rng));
+      const double r0 = reward_for_seat0(d);
+      for (const int n : path_) {
+        Node& node = nodes_[static_cast<std::size_t>(n)];
+        ++node.visits;
+        node.reward += node.mover == 0 ? r0 : 1.0 - r0;
+      }
+    }
+    // The most visited child of the root; ties to the higher mean reward, then the lower action id.
+    int best = -1;
+    for (int ch = nodes_[0].first_child; ch >= 0; ch = nodes_[static_cast<std::size_t>(ch)].next_sibling) {
+      const Node& c = nodes_[static_cast<std::size_t>(ch)];
+      if (best < 0) {
+        best = ch;
+        continue;
+      }
+      const Node& b = nodes_[static_cast<std::size_t>(best)];
+      const double cm = c.reward / c.visits, bm = b.reward / b.visits;
+      if (c.visits > b.visits || (c.visits == b.visits && (cm > bm || (cm == bm && c.action < b.action)))) best = ch;
+    }
+    return nodes_[static_cast<std::size_t>(best)].action;
+  }
+
+ private:
+  // Selection by UCB among the children legal in d, down to a node with an untried legal action:
+  // one is added (drawn uniformly) and played. Stops at the end of the game too.
+  void descend(State& d, Rng& rng) {
+    int node = 0;
+    while (!d.is_terminal()) {
+      const ActionMask lm = d.legal_mask();
+      const ActionMask fresh = lm & ~nodes_[static_cast<std::size_t>(node)].expanded;
+      if (fresh != 0) {
+        const int a = mask_nth(fresh, static_cast<int>(rng.below(static_cast<std::uint32_t>(mask_count(fresh)))));
+        const int child = static_cast<int>(nodes_.size());
+        Node n;
+        n.action = a;
+        n.mover = d.current_player();
+        n.avail = 1;
+        n.next_sibling = nodes_[static_cast<std::size_t>(node)].first_child;
+        nodes_[static_cast<std::size_t>(node)].first_child = child;
+        nodes_[static_cast<std::size_t>(node)].expanded |= ActionMask{1} << a;
+        nodes_.push_back(n);
+        d.apply_action(a);
+        path_.push_back(child);
+        return;
+      }
+      int best = -1;
+      double best_u = -std::numeric_limits<double>::infinity();
+      for (int ch = nodes_[static_cast<std::size_t>(node)].first_child; ch >= 0;
+           ch = nodes_[static_cast<std::size_t>(ch)].next_sibling) {
+        Node& c = nodes_[static_cast<std::size_t>(ch)];
+        if (!mask_has(lm, c.action)) continue;
+        ++c.avail;
+        const double u = c.reward / c.visits + p_.c * std::sqrt(std::log(static_cast<double>(c.avail)) / c.visits);
+        if (u > best_u) {
+          best_u = u;
+          best = ch;
+        }
+      }
+      d.apply_action(nodes_[static_cast<std::size_t>(best)].action);
+      path_.push_back(best);
+      node = best;
+    }
+  }
+
+  double reward_for_seat0(const State& d) const noexcept {
+    const double diff = d.returns(0);
+    if (p_.value == "win") return diff > 0 ? 1.0 : diff < 0 ? 0.0 : 0.5;
+    return std::clamp(0.5 + diff / (2 * p_.scale), 0.0, 1.0);
+  }
+
+  IsmctsParams p_;
+  std::string name_;
+  std::unique_ptr<Bot> rollout_;
+  std::vector<Node> nodes_;  // the tree, reused from decision to decision
+  std::vector<int> path_;    // the nodes of one iteration's descent
+};
+
+}  // namespace
+
+bool names_ismcts(std::string_view name) noexcept { return name == "ismcts" || name.starts_with(kIsmctsPrefix); }
+
+IsmctsParams parse_ismcts_params(std::string_view query) {
+  IsmctsParams p;
+  for (const QueryPair& kv : split_spec_query(query, kWhat, kKeys)) {
+    if (kv.key == "iters") {
+      p.iters = static_cast<int>(spec_number(kWhat, kv, 1, kMaxIters, true));
+    } else if (kv.key == "c") {
+      p.c = spec_number(kWhat, kv, 0, 100);
+    } else if (kv.key == "cap") {
+      p.cap = static_cast<int>(spec_number(kWhat, kv, 0, 10000, true));
+    } else if (kv.key == "scale") {
+      p.scale = spec_number(kWhat, kv, 1, 10000);
+    } else if (kv.key == "value") {
+      if (kv.value != "diff" && kv.value != "win")
+        throw InputError(fmt::format("{}: value={}: must be diff or win", kWhat, kv.value));
+      p.value = std::string(kv.value);
+    } else if (kv.key == "rollout") {
+      if (names_ismcts(kv.value) || !names_bot(kv.value))
+        throw InputError(fmt::format("{}: rollout={}: must be a rule bot ({}, or heuristic_expert?key=value)", kWhat,
+                                     kv.value, join_names(bot_names())));
+      p.rollout = std::string(kv.value);
+    } else {
+      throw InputError(fmt::format("{}: unknown key '{}' (keys: {})", kWhat, kv.key, kKeys));
+    }
+  }
+  return p;
+}
+
+std::unique_ptr<Bot> make_ismcts_bot(const Rules& rules, IsmctsParams params, std::string name) {
+  rules.validate();
+  CFR_CHECK(params.iters >= 1 && params.iters <= kMaxIters, "ismcts: iters out of range");
+  return std::make_unique<IsmctsBot>(rules, std::move(params), std::move(name));
+}
+
+}  // namespace cfr::lc

@@ -1,0 +1,99 @@
+// ismcts (engine/games/ismcts_bot.h): legal, reproducible, a real search, and its spec checked.
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/core/errors.h"
+#include "engine/games/bots.h"
+#include "engine/games/ismcts_bot.h"
+#include "engine/games/match.h"
+
+using namespace cfr::lc;
+using cfr::Rng;
+
+namespace {
+
+// The moves of one game in which `bot` plays both seats, from the deal `seed` and an RNG seeded `rng_seed`.
+std::vector<int> self_play(Bot& bot, const Rules& r, std::uint64_t seed, std::uint64_t rng_seed) {
+  State s = State::deal(r, seed);
+  Rng rng(rng_seed);
+  std::vector<int> moves;
+  for (int step = 0; step < 2000 && !s.is_terminal(); ++step) {
+    const int a = bot.choose_action(s, rng);
+    INFO("deal ", seed, " step ", step);
+    REQUIRE(cfr::mask_has(s.legal_mask(), a));
+    s.apply_action(a);
+    moves.push_back(a);
+  }
+  CHECK(s.is_terminal());
+  return moves;
+}
+
+}  // namespace
+
+TEST_CASE("ismcts plays legal moves on every rule set tried and a game is reproducible from its rng") {
+  for (const Rules& r : {Rules{}, Rules{.n_colors = 3, .n_ranks = 6, .n_handshakes = 2, .hand_size = 5},
+                         Rules{.n_colors = 7, .n_ranks = 12, .n_handshakes = 0, .hand_size = 12, .bonus_threshold = 3}}) {
+    auto bot = make_bot("ismcts?iters=24&rollout=random", r);
+    CHECK(bot->name() == "ismcts?iters=24&rollout=random");
+    CHECK_FALSE(bot->deterministic());
+    const auto a = self_play(*bot, r, 5, 1);
+    CHECK(self_play(*bot, r, 5, 1) == a);  // the tree is rebuilt every decision: nothing carries over
+    CHECK(self_play(*bot, r, 5, 2) != a);  // other deals and rollouts, other moves
+  }
+}
+
+TEST_CASE("ismcts with a single legal move plays it") {
+  const Rules r;
+  State s = State::deal(r, 3);
+  s.apply_action(1);  // seat 0 discards slot 0: only the deck may be drawn (the pile just fed is barred)
+  REQUIRE(cfr::mask_count(s.legal_mask()) == 1);
+  auto bot = make_bot("ismcts?iters=1", r);
+  Rng rng(0);
+  CHECK(bot->choose_action(s, rng) == r.draw_deck_action());
+}
+
+TEST_CASE("ismcts searches: more iterations beat fewer and both beat random") {
+  const Rules r;
+  auto random = make_bot("random", r);
+  auto small = make_bot("ismcts?iters=8&rollout=random", r);
+  auto big = make_bot("ismcts?iters=200&rollout=random", r);
+  const auto vs_random = run_match(*big, *random, {.games = 10, .seed = 4});
+  CHECK(vs_random.wins >= 9);
+  CHECK(vs_random.diff_sum > 0);
+  const auto vs_small = run_match(*big, *small, {.games = 10, .seed = 4});
+  INFO("200 against 8 iterations: ", vs_small.wins, " wins, ", vs_small.diff_sum, " points");
+  CHECK(vs_small.wins >= 6);
+  CHECK(vs_small.diff_sum > 0);
+}
+
+TEST_CASE("ismcts's spec is named by it and refused with the key and the range") {
+  const Rules r;
+  CHECK(names_bot("ismcts"));
+  CHECK(names_bot("ismcts?iters=5"));
+  CHECK_FALSE(names_bot("ismctsx"));
+  CHECK(make_bot("ismcts", r)->name() == "ismcts");
+  const IsmctsParams p = parse_ismcts_params("iters=50&c=1.5&rollout=heuristic_expert&cap=30&value=win&scale=40");
+  CHECK(p.iters == 50);
+  CHECK(p.c == 1.5);
+  CHECK(p.rollout == "heuristic_expert");
+  CHECK(p.cap == 30);
+  CHECK(p.value == "win");
+  CHECK(p.scale == 40);
+  const auto refused = [&](const char* spec, const char* message) {
+    INFO(spec);
+    CHECK_THROWS_WITH_AS(make_bot(spec, r), doctest::Contains(message), cfr::InputError);
+  };
+  refused("ismcts?iters=0", "iters=0: must be an integer in [1, 200000]");
+  refused("ismcts?iters=2.5", "iters=2.5: must be an integer");
+  refused("ismcts?c=nan", "c=nan: must be a number in [0, 100]");
+  refused("ismcts?rollout=ismcts", "rollout=ismcts: must be a rule bot");
+  refused("ismcts?rollout=alphazero", "rollout=alphazero: must be a rule bot");
+  refused("ismcts?value=points", "value=points: must be diff or win");
+  refused("ismcts?depth=3", "unknown key 'depth' (keys: iters, c, rollout, cap, value, scale)");
+  refused("ismcts?iters=5&iters=6", "key 'iters' given twice");
+  refused("ismcts?", "no key=value after the '?'");
+  refused("ismcts?rollout=heuristic_expert?deny=99", "deny=99: must be a number in [0, 10]");
+}
