@@ -17,13 +17,19 @@
       60 s with exit C and a line of the learner's own (cfr-run (rank 0): ...) matching REGEX
       (--keep-going: mpirun is told not to end the job when a rank dies, for a rank that kills
       itself: the learner must notice).
+  check_distributed.py league CFR_RUN CONFIG WORK 2 [--set k=v]...
+      MMD's league checkpoint (mmd.opponents = ["checkpoint:league"], a path each rank reads from
+      its own working directory: mpirun -np 1 --wdir A ... : -np 1 --wdir B ...) of other contents
+      on rank 1 than on rank 0 (two runs of other seeds): the job must end within 60 s with exit 2
+      and rank 1's line naming the entry, rank 1 and both checkpoints; the same contents at another
+      path (a copy) must run (exit 0).
 
 A killed or stopped rank must be named by the learner itself (apps/run/distributed.cc: "rank N sent
 nothing for ..." or "rank N took nothing from the learner for ..."); a line of mpirun's that
 happens to hold "rank N" does not count. (mpirun is told not to end the job when a rank dies, so
 that the learner's own detection is what is tested.)
 """
-import argparse, os, re, signal, subprocess, sys, time
+import argparse, os, re, shutil, signal, subprocess, sys, time
 
 MPIRUN = ["mpirun", "--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
 
@@ -124,9 +130,48 @@ def malformed(a, sets):
           f"{named[0].strip()}")
 
 
+def league(a, sets):
+    """Rank 1 loads another league checkpoint than rank 0: refused, naming the entry and rank 1."""
+    r0, r1 = os.path.join(a.work, "rank0"), os.path.join(a.work, "rank1")
+    for seed, where in ((1, r0), (2, r1)):  # the league checkpoints: two one-iteration runs of other seeds
+        run([a.cfr_run, a.config, "--run-dir", os.path.join(where, "league")] + sets
+            + ["--set", "run.max_iterations=1", "--set", f"run.seed={seed}"])
+    league_sets = sets + ["--set", "run.max_iterations=1", "--set", "mmd.opponent_share=0.3",
+                          "--set", 'mmd.opponents=["checkpoint:league"]']
+
+    def job(run_dir):
+        cmd = (MPIRUN + ["-np", "1", "--wdir", r0, a.cfr_run, a.config, "--run-dir", run_dir] + league_sets
+               + [":", "-np", "1", "--wdir", r1, a.cfr_run, a.config, "--run-dir", run_dir] + league_sets)
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            out, _ = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            end_job(p)
+            fail(f"the job ({run_dir}) did not end within 60 s")
+        return p.returncode, out
+
+    rc, out = job(os.path.join(a.work, "differs"))
+    if rc != 2:
+        fail(f"rank 1's league checkpoint differs from rank 0's: the job exited {rc}, not 2:\n{out[-3000:]}")
+    own = re.compile(r"^cfr-run \(rank 1\): cfr-run: error: mmd\.opponents: 'checkpoint:league': rank 1 loaded other "
+                     r"contents than rank 0, the learner: rank 1 read .*/rank1/league/checkpoints/iter-0+1 \(digest [0-9a-f]{32}\), "
+                     r"rank 0 read .*/rank0/league/checkpoints/iter-0+1 \(digest [0-9a-f]{32}\)")
+    named = [l for l in out.splitlines() if own.search(l)]
+    if not named:
+        fail(f"no line of rank 1's names the league checkpoint and rank 1 (/{own.pattern}/):\n{out[-3000:]}")
+    print(f"check_distributed: league: other contents on rank 1: exit {rc}: {named[0].strip()}")
+    # The same checkpoint at another path (rank 1's copy): the same contents, the run goes on.
+    subprocess.run(["rm", "-rf", os.path.join(r1, "league")], check=True)
+    shutil.copytree(os.path.join(r0, "league"), os.path.join(r1, "league"), symlinks=True)
+    rc, out = job(os.path.join(a.work, "same"))
+    if rc != 0 or "1 iteration(s) completed with 1 traversal rank(s)" not in out:
+        fail(f"rank 1's copy of rank 0's league checkpoint: the job exited {rc}, not 0 with its iteration:\n{out[-3000:]}")
+    print("check_distributed: league: a copy of the same checkpoint on rank 1: exit 0, 1 iteration")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["same", "failure", "resume", "malformed"])
+    ap.add_argument("what", choices=["same", "failure", "resume", "malformed", "league"])
     ap.add_argument("cfr_run"); ap.add_argument("config"); ap.add_argument("work"); ap.add_argument("np", type=int)
     ap.add_argument("--mode", choices=["kill", "stop"], default="kill")
     ap.add_argument("--stop-after", type=int, default=0)
@@ -140,6 +185,9 @@ def main():
     sets = sum((["--set", s] for s in a.set), [])
     if a.what == "malformed":
         malformed(a, sets)
+        return
+    if a.what == "league":
+        league(a, sets)
         return
     single, dist = os.path.join(a.work, "single"), os.path.join(a.work, "distributed")
     run([a.cfr_run, a.config, "--run-dir", single] + sets)

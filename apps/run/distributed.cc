@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <limits>
+#include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
@@ -19,6 +21,22 @@
 #endif
 
 namespace cfr {
+
+int mpi_count(std::size_t n, const char* what) {
+  constexpr auto kMax = static_cast<std::size_t>(std::numeric_limits<int>::max());
+  if (n > kMax)
+    throw std::length_error(fmt::format("MPI: {} of {} exceeds {}, the largest count an MPI call takes (an int)", what, n, kMax));
+  return static_cast<int>(n);
+}
+
+void check_same_as_learner(const std::string& what, int rank, const LoadedFile& mine, const LoadedFile& learners) {
+  if (mine.digest == learners.digest) return;
+  throw InputError(
+      fmt::format("{}: rank {} loaded other contents than rank 0, the learner: rank {} read {} (digest {}), rank 0 read {} "
+                  "(digest {}); every rank must load the same file (the same path on every node, unchanged while the run "
+                  "starts)",
+                  what, rank, rank, mine.path, mine.digest, learners.path, learners.digest));
+}
 
 TraversalShare traversal_share(int n, int rank, int ranks) { return share_of(n, rank - 1, ranks - 1); }
 
@@ -104,6 +122,17 @@ void check(int rc, const char* what) {
   }
 }
 
+// The size of a probed message: MPI_Get_count gives MPI_UNDEFINED, not a size, for one of more
+// than INT_MAX bytes (the senders' mpi_count refuses to send such a message).
+int received_bytes(MPI_Status& st, const std::string& what) {
+  int bytes = 0;
+  check(MPI_Get_count(&st, MPI_BYTE, &bytes), "MPI_Get_count");
+  if (bytes == MPI_UNDEFINED || bytes < 0)
+    throw std::length_error(fmt::format("MPI: {} of more than {} bytes, the largest count an MPI call takes (an int)", what,
+                                        std::numeric_limits<int>::max()));
+  return bytes;
+}
+
 // A message from another process is checked before it is used: a count larger than what is
 // left of the message is refused before anything is allocated for it.
 struct MalformedMessage : std::runtime_error {
@@ -178,7 +207,8 @@ void Distributed::send_to(int first, int last, int tag, const void* data, std::s
   if (k <= 0) return;
   std::vector<MPI_Request> req(static_cast<std::size_t>(k));
   for (int r = first; r <= last; ++r)
-    check(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, r, tag, MPI_COMM_WORLD, &req[static_cast<std::size_t>(r - first)]),
+    check(MPI_Isend(data, mpi_count(bytes, "MPI_Isend of a message to the ranks (bytes)"), MPI_BYTE, r, tag, MPI_COMM_WORLD,
+                    &req[static_cast<std::size_t>(r - first)]),
           "MPI_Isend");
   const auto t0 = std::chrono::steady_clock::now();
   for (;;) {
@@ -206,7 +236,9 @@ void Distributed::send_to(int first, int last, int tag, const void* data, std::s
 // when ranks share its host.
 void Distributed::receive_from_learner(void* data, std::size_t bytes) {
   MPI_Request req;
-  check(MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, 0, kTagControl, MPI_COMM_WORLD, &req), "MPI_Irecv");
+  check(MPI_Irecv(data, mpi_count(bytes, "MPI_Irecv of a message from the learner (bytes)"), MPI_BYTE, 0, kTagControl,
+                  MPI_COMM_WORLD, &req),
+        "MPI_Irecv");
   for (;;) {
     int done = 0;
     check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test");
@@ -250,14 +282,24 @@ void Distributed::broadcast(std::vector<double>& values) {
     receive_from_learner(values.data(), values.size() * sizeof(double));
 }
 
+void Distributed::require_same_as_learner(const std::string& what, const LoadedFile& mine) {
+  LoadedFile learners = mine;
+  broadcast(learners.path);
+  broadcast(learners.digest);
+  check_same_as_learner(what, rank_, mine, learners);
+}
+
 void Distributed::send_block(const SampleBlock& block, int first_index) {
   const std::vector<char> msg = wire::block_message(block, first_index);
-  check(MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, 0, kTagBlock, MPI_COMM_WORLD), "MPI_Send");
+  check(MPI_Send(msg.data(), mpi_count(msg.size(), "MPI_Send of a sample block (bytes)"), MPI_BYTE, 0, kTagBlock, MPI_COMM_WORLD),
+        "MPI_Send");
 }
 
 void Distributed::send_phase_end(const RunStats& st, std::span<const char> record) {
   const std::vector<char> msg = wire::phase_end_message(st, record);
-  check(MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, 0, kTagEnd, MPI_COMM_WORLD), "MPI_Send");
+  check(MPI_Send(msg.data(), mpi_count(msg.size(), "MPI_Send of an end-of-phase message (bytes)"), MPI_BYTE, 0, kTagEnd,
+                 MPI_COMM_WORLD),
+        "MPI_Send");
 }
 
 RunStats Distributed::receive_phase(int in_w, int out_w, const std::function<void(const SampleBlock&)>& consume,
@@ -374,10 +416,9 @@ RunStats Distributed::receive_phase(int in_w, int out_w, const std::function<voi
       std::this_thread::sleep_for(std::chrono::microseconds(200));
       continue;
     }
-    int bytes = 0;
-    MPI_Get_count(&st, MPI_BYTE, &bytes);
-    msg.resize(static_cast<std::size_t>(bytes));
     const int r = st.MPI_SOURCE;
+    const int bytes = received_bytes(st, fmt::format("a message from rank {} during {}", r, what));
+    msg.resize(static_cast<std::size_t>(bytes));
     // Polled, not MPI_Recv: a large message arrives in pieces after its envelope, and a rank that
     // dies between them would leave a blocking receive waiting forever, with no rank named.
     MPI_Request req;
@@ -533,8 +574,8 @@ struct Distributed::Learners final : DataParallel {
           put(msg, legal.data() + first * tw, c * tw * sizeof(float));
           put(msg, weights.data() + first, c * sizeof(float));
         }
-        check(MPI_Issend(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, k, kTagTrain, MPI_COMM_WORLD,
-                         &sent[static_cast<std::size_t>(k - 1)]),
+        check(MPI_Issend(msg.data(), mpi_count(msg.size(), "MPI_Issend of a learner rank's batch shard (bytes)"), MPI_BYTE, k,
+                         kTagTrain, MPI_COMM_WORLD, &sent[static_cast<std::size_t>(k - 1)]),
               "MPI_Issend");
       }
       ++step;
@@ -556,8 +597,7 @@ struct Distributed::Learners final : DataParallel {
         std::this_thread::sleep_for(std::chrono::microseconds(50));
       }
     }
-    int bytes = 0;
-    MPI_Get_count(&st, MPI_BYTE, &bytes);
+    const int bytes = received_bytes(st, "a batch shard from the learner");
     in.resize(static_cast<std::size_t>(bytes));
     check(MPI_Recv(in.data(), bytes, MPI_BYTE, 0, kTagTrain, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
     Reader rd{in.data(), in.data() + in.size()};
@@ -580,7 +620,8 @@ struct Distributed::Learners final : DataParallel {
   void sum(std::span<float> values) override {
     if (me != 0) check(MPI_Send(nullptr, 0, MPI_BYTE, 0, kTagJoin, MPI_COMM_WORLD), "MPI_Send");
     MPI_Request req;
-    check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_FLOAT, MPI_SUM, comm, &req),
+    check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), mpi_count(values.size(), "MPI_Iallreduce of a gradient sum (floats)"),
+                         MPI_FLOAT, MPI_SUM, comm, &req),
           "MPI_Iallreduce");
     wait(req, [&] {
       std::vector<int> silent;
@@ -656,8 +697,7 @@ int Distributed::serve_training(NetworkSet& nets) {
       continue;
     }
     if (st.MPI_TAG != kTagTrain) return trained;  // the learner's next broadcast: training is over
-    int bytes = 0;
-    MPI_Get_count(&st, MPI_BYTE, &bytes);
+    const int bytes = received_bytes(st, "a training message from the learner");
     msg.resize(static_cast<std::size_t>(bytes));
     check(MPI_Recv(msg.data(), bytes, MPI_BYTE, 0, kTagTrain, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
     Reader rd{msg.data(), msg.data() + msg.size()};
@@ -712,6 +752,7 @@ std::int64_t Distributed::broadcast(std::int64_t v) { return v; }
 void Distributed::broadcast(std::string&) {}
 void Distributed::broadcast(std::vector<float>&) {}
 void Distributed::send_block(const SampleBlock&, int) {}
+void Distributed::require_same_as_learner(const std::string&, const LoadedFile&) {}
 void Distributed::send_to_all(const void*, std::size_t) {}
 void Distributed::receive_from_learner(void*, std::size_t) {}
 void Distributed::broadcast(std::vector<double>&) {}

@@ -23,6 +23,7 @@
 // share of the loss's denominator, before the step (nets/networks.h DataParallel). Ranks 1..N-1
 // traverse as well.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -46,6 +47,20 @@ inline constexpr int kTagBlock = 1, kTagEnd = 2, kTagControl = 3, kTagTrain = 4;
 std::vector<char> block_message(const SampleBlock& block, int first_index);
 std::vector<char> phase_end_message(const RunStats& stats, std::span<const char> record);
 }  // namespace wire
+
+/// `n` (bytes or elements) as the int count an MPI call takes: std::length_error naming `what` and
+/// n when n > INT_MAX (cast unchecked, a message of 2^31 bytes or more wrapped to a wrong count).
+int mpi_count(std::size_t n, const char* what);
+
+/// What a rank read itself from a file every rank reads (an mmd.opponents checkpoint): where it
+/// read it and the digest of what it loaded.
+struct LoadedFile {
+  std::string path;
+  std::string digest;
+};
+/// InputError naming `what`, `rank` and both files when rank `rank`'s `mine` holds other contents
+/// than the learner's (their digests differ); the paths may differ (another node's mount).
+void check_same_as_learner(const std::string& what, int rank, const LoadedFile& mine, const LoadedFile& learners);
 
 /// Contiguous share of traversal indices of traversal rank `rank` (1..ranks-1): [first, first+count).
 TraversalShare traversal_share(int num_traversals, int rank, int ranks);
@@ -79,6 +94,11 @@ class Distributed {
   void broadcast(std::string& text);
   void broadcast(std::vector<float>& values);
   void broadcast(std::vector<double>& values);
+
+  /// A file every rank loads itself (`what`, e.g. "mmd.opponents: 'checkpoint:RUN'"): the learner's
+  /// path and digest go to every rank, which compares its own (check_same_as_learner): a rank that
+  /// loaded other contents throws InputError naming the file and itself (the run ends).
+  void require_same_as_learner(const std::string& what, const LoadedFile& mine);
 
   /// Traversal rank → learner: one block; `first_index` turns its traversal indices global.
   void send_block(const SampleBlock& block, int first_index);

@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
     const int samples = (8 << 20) / (2 * static_cast<int>(sizeof(float)) * (in_w + out_w + 2));
     msg = cfr::wire::block_message(block(in_w, out_w, samples), 0);
     MPI_Request req;
-    MPI_Isend(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, 0, kTagBlock, MPI_COMM_WORLD, &req);
+    MPI_Isend(msg.data(), cfr::mpi_count(msg.size(), "a block (bytes)"), MPI_BYTE, 0, kTagBlock, MPI_COMM_WORLD, &req);
     int done = 0;
     MPI_Test(&req, &done, MPI_STATUS_IGNORE);  // the envelope goes out; the rest waits for the learner
     std::raise(SIGKILL);
@@ -134,7 +134,8 @@ int main(int argc, char** argv) {
   }
   std::vector<MPI_Request> sends(out.size());
   for (std::size_t i = 0; i < out.size(); ++i)
-    MPI_Isend(out[i].second.data(), static_cast<int>(out[i].second.size()), MPI_BYTE, 0, out[i].first, MPI_COMM_WORLD, &sends[i]);
+    MPI_Isend(out[i].second.data(), cfr::mpi_count(out[i].second.size(), "a message (bytes)"), MPI_BYTE, 0, out[i].first,
+              MPI_COMM_WORLD, &sends[i]);
   const auto t0 = std::chrono::steady_clock::now();
   while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
     if (take_from_learner()) continue;

@@ -25,6 +25,7 @@
 #include "apps/run/run_files.h"
 #include "apps/run/snapshots.h"
 #include "apps/run/streams.h"
+#include "engine/core/checksum.h"
 #include "engine/core/errors.h"
 #include "engine/core/resources.h"
 #include "engine/games/games.h"
@@ -42,6 +43,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+/// The digest of a loaded league policy: what it plays (its game, shape, iteration and weights),
+/// not where it was read from, so that ranks can compare what they loaded.
+std::string league_policy_digest(const FixedPolicy& p) {
+  std::string bytes = fmt::format("{} {} {} {} {} {} {} {}|", p.game, p.input_width, p.num_actions, p.iteration, p.num_layers,
+                                  p.hidden_size, p.activation, p.widened);
+  bytes.append(reinterpret_cast<const char*>(p.weights.data()), p.weights.size() * sizeof(float));
+  return checksum_of(bytes);
+}
 
 /// The search teacher's networks (mmd.teacher = "search"): the policy and value networks the
 /// rollouts play, through the set's replica 1 (own weights and buffers, published with replica
@@ -275,7 +285,8 @@ class MmdTrainer final : public Trainer {
   // --- the distributed protocol: one home for both sides (apps/run/distributed.h) ----------
   // Per iteration the learner sends the command, the iteration, the published weights of the
   // four networks (π, V, the magnet and this iteration's snapshot opponent: every network a
-  // rollout queries but the league's, which each rank loads from mmd.opponents) and the league
+  // rollout queries but the league's, which each rank loads from mmd.opponents and compares with
+  // the learner's once, as it starts: Distributed::require_same_as_learner) and the league
   // draw's cumulative probabilities. Rank r plays rollouts traversal_share(n, r, ranks), each
   // from the RNG stream of its global index, so the samples (in rank order) and the league games
   // are those of one process. The league games travel as (opponent, learner's return) pairs in
@@ -421,6 +432,11 @@ class MmdTrainer final : public Trainer {
       } else {
         if (!load_policy) throw InputError(fmt::format("mmd.opponents: '{}': this program cannot load checkpoints", entry));
         FixedPolicy p = load_policy(n.path, o_.network.invariant_chunk, settings);
+        // Every rank reads the checkpoint itself: all must have loaded the learner's (the same
+        // path on every node, unchanged meanwhile), or they would play other opponents.
+        if (io_.dist != nullptr)
+          io_.dist->require_same_as_learner(fmt::format("mmd.opponents: '{}'", entry),
+                                            {.path = fs::absolute(p.checkpoint_dir).string(), .digest = league_policy_digest(p)});
         if (p.game != o_.shape.game || p.input_width != W_ || p.num_actions != A_ ||
             (o_.shape.game == "lost_cities" &&
              (!(p.settings.rules == settings.rules) || !(p.settings.encoding == settings.encoding))))
