@@ -1,6 +1,7 @@
 #include "apps/serve/play.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <random>
 
@@ -77,6 +78,18 @@ json error_json(const std::string& what) { return {{"error", what}}; }
 
 }  // namespace
 
+double rounded_prior(double prior) {
+  if (!(prior > 0.05)) return 0;  // NaN too
+  double best = 0;
+  for (double decade = 0.1; decade < 2000; decade *= 10)
+    for (const double m : {1.0, 2.0, 5.0}) {
+      const double v = std::round(decade * m * 10) / 10;  // 0.1, 0.2, 0.5, 1, ... exactly as printed
+      if (v > 1000) break;
+      if (std::abs(v - prior) < std::abs(best - prior)) best = v;
+    }
+  return best;
+}
+
 GameRoom::GameRoom(PlayOptions opts, PlayerFactory factory, Resolver resolve)
     : opts_(std::move(opts)),
       factory_(std::move(factory)),
@@ -113,7 +126,8 @@ void GameRoom::create(const NewGameRequest& req, const std::string& client, Done
   bool slow = offer.slow;
   if (req.search) {
     if (!offer.network) throw ApiError(422, fmt::format("'{}' is not a network: there is no search over it", req.opponent));
-    const SearchRequest& q = *req.search;
+    SearchRequest q = *req.search;
+    q.prior = rounded_prior(q.prior);  // a few values, not one opponent per number
     spec =
         fmt::format("search:{}?k={}&n={}&cap={}&prior={}", offer.spec.substr(offer.spec.find(':') + 1), q.k, q.n, q.cap, q.prior);
     key = fmt::format("search {} k={} n={} cap={} prior={}", offer.id, q.k, q.n, q.cap, q.prior);
@@ -326,8 +340,14 @@ void GameRoom::serve_slot(std::shared_ptr<Slot> s) {
   std::vector<Turn> turns;
   {
     std::lock_guard lock(mu_);
-    // A batch at a time, then the slot goes to the back of the queue: slots take turns.
+    // A batch at a time, then the slot goes to the back of the queue: slots take turns. A slow
+    // slot takes at most kSlowRoundGames games' turns a batch (ends cost nothing and come along):
+    // the rest wait for its next turn, so one client's many games cannot hold a slow worker for
+    // minutes, nor push every game of the batch over the move budget.
+    std::size_t games = 0;
     while (!s->pending.empty()) {
+      if (s->slow && s->pending.front().kind != Turn::Kind::kEnd && games == kSlowRoundGames) break;
+      if (s->pending.front().kind != Turn::Kind::kEnd) ++games;
       turns.push_back(std::move(s->pending.front()));
       s->pending.pop_front();
     }
@@ -349,101 +369,112 @@ void GameRoom::serve_slot(std::shared_ptr<Slot> s) {
       std::erase_if(s->pending, [](const Turn& t) { return t.kind == Turn::Kind::kEnd; });
     }
   }
-  if (s->player) {
-    lc::AnyPlayer& p = *s->player;
-    auto tell_move = [&](Game& g, int action) {  // every move, to a batch opponent (external players follow the game)
-      if (p.batch) p.batch->move_made(g.index, g.state, action);
-      g.log.push_back(move_entry(g.state, action, g.seat));
-      g.state.apply_action(action);
-      g.actions.push_back(action);
-      if (g.state.is_terminal() && p.batch && !g.ended_told) {
-        p.batch->game_ended(g.index, g.state, -1);
-        g.ended_told = true;
-      }
-    };
-    std::vector<std::size_t> waiting;  // turns whose game may need the opponent
-    for (std::size_t i = 0; i < turns.size(); ++i) {
-      Turn& t = turns[i];
-      Game& g = *t.game;
-      std::lock_guard glock(g.mu);
-      switch (t.kind) {
-        case Turn::Kind::kStart:
-          if (p.batch) p.batch->game_started(g.index, 1 - g.seat, derive_seed(g.seed, 0, 1));
-          results[i].first = 201;
-          waiting.push_back(i);
-          break;
-        case Turn::Kind::kMove:
-          g.last_opponent_moves.clear();
-          tell_move(g, t.action);
-          results[i].first = 200;
-          waiting.push_back(i);
-          break;
-        case Turn::Kind::kEnd:
-          if (p.batch && !g.ended_told) p.batch->game_ended(g.index, g.state, -1);
+  if (s->player) try {
+      lc::AnyPlayer& p = *s->player;
+      auto tell_move = [&](Game& g, int action) {  // every move, to a batch opponent (external players follow the game)
+        if (p.batch) p.batch->move_made(g.index, g.state, action);
+        g.log.push_back(move_entry(g.state, action, g.seat));
+        g.state.apply_action(action);
+        g.actions.push_back(action);
+        if (g.state.is_terminal() && p.batch && !g.ended_told) {
+          p.batch->game_ended(g.index, g.state, -1);
           g.ended_told = true;
-          break;
-      }
-    }
-    // Rounds: every game whose opponent is to move gets one move, all in one call.
-    std::vector<std::size_t> todo;
-    for (;;) {
-      todo.clear();
-      for (const std::size_t i : waiting) {
-        const Game& g = *turns[i].game;
+        }
+      };
+      std::vector<std::size_t> waiting;  // turns whose game may need the opponent
+      for (std::size_t i = 0; i < turns.size(); ++i) {
+        Turn& t = turns[i];
+        Game& g = *t.game;
         std::lock_guard glock(g.mu);
-        if (results[i].first < 300 && !g.state.is_terminal() && g.state.current_player() != g.seat && g.ended_message.empty())
-          todo.push_back(i);
-      }
-      if (todo.empty()) break;
-      std::vector<const lc::State*> states;
-      std::vector<Rng*> rngs;
-      std::vector<int> indices, actions(todo.size());
-      // Only this worker writes a game's state while its turn is here, so it reads them unlocked;
-      // each write below holds that game's mutex (the I/O thread reads views under it).
-      for (const std::size_t i : todo) {
-        states.push_back(&turns[i].game->state);
-        rngs.push_back(&turns[i].game->opponent_rng);
-        indices.push_back(turns[i].game->index);
-      }
-      const auto t0 = Clock::now();
-      if (p.batch) {
-        p.batch->choose_actions(states, rngs, indices, actions);
-      } else {
-        for (std::size_t k = 0; k < todo.size(); ++k) actions[k] = p.bot->choose_action(*states[k], *rngs[k]);
-      }
-      const auto took = Clock::now() - t0;
-      const bool over_budget = took > opts_.move_budget;
-      long moved = 0;
-      for (std::size_t k = 0; k < todo.size(); ++k) {
-        const std::size_t i = todo[k];
-        Game& g = *turns[i].game;
-        std::lock_guard glock(g.mu);
-        if (actions[k] == lc::BatchBot::kForfeit) {
-          // An external opponent failed: the game cannot go on; the person is told why.
-          g.ended_message = fmt::format("the opponent forfeits: {}", p.batch->forfeit_cause(g.index));
-          results[i] = {502, error_json(g.ended_message)};
-          p.batch->game_ended(g.index, g.state, 1 - g.seat);
-          g.ended_told = true;
-        } else if (over_budget) {
-          g.ended_message =
-              fmt::format("the opponent took {:.1f} s for one move, over this server's budget of {:.1f} s: the game is ended",
-                          std::chrono::duration<double>(took).count(), std::chrono::duration<double>(opts_.move_budget).count());
-          results[i] = {504, error_json(g.ended_message)};
-          if (p.batch) p.batch->game_ended(g.index, g.state, -1);
-          g.ended_told = true;
-        } else {
-          g.last_opponent_moves.push_back(lc::action_name(g.state, actions[k]));
-          tell_move(g, actions[k]);
-          ++moved;
+        switch (t.kind) {
+          case Turn::Kind::kStart:
+            if (p.batch) p.batch->game_started(g.index, 1 - g.seat, derive_seed(g.seed, 0, 1));
+            results[i].first = 201;
+            waiting.push_back(i);
+            break;
+          case Turn::Kind::kMove:
+            g.last_opponent_moves.clear();
+            tell_move(g, t.action);
+            results[i].first = 200;
+            waiting.push_back(i);
+            break;
+          case Turn::Kind::kEnd:
+            if (p.batch && !g.ended_told) p.batch->game_ended(g.index, g.state, -1);
+            g.ended_told = true;
+            break;
         }
       }
-      std::lock_guard lock(mu_);
-      ++stats_.rounds;
-      stats_.opponent_moves += moved;
-      if (over_budget) stats_.over_budget += static_cast<long>(todo.size());
-      stats_.largest_batch = std::max(stats_.largest_batch, static_cast<long>(todo.size()));
+      // Rounds: every game whose opponent is to move gets one move, all in one call.
+      std::vector<std::size_t> todo;
+      for (;;) {
+        todo.clear();
+        for (const std::size_t i : waiting) {
+          const Game& g = *turns[i].game;
+          std::lock_guard glock(g.mu);
+          if (results[i].first < 300 && !g.state.is_terminal() && g.state.current_player() != g.seat && g.ended_message.empty())
+            todo.push_back(i);
+        }
+        if (todo.empty()) break;
+        std::vector<const lc::State*> states;
+        std::vector<Rng*> rngs;
+        std::vector<int> indices, actions(todo.size());
+        // Only this worker writes a game's state while its turn is here, so it reads them unlocked;
+        // each write below holds that game's mutex (the I/O thread reads views under it).
+        for (const std::size_t i : todo) {
+          states.push_back(&turns[i].game->state);
+          rngs.push_back(&turns[i].game->opponent_rng);
+          indices.push_back(turns[i].game->index);
+        }
+        // Each game is charged its own move's time: a bot's own, a batch's time shared by its games
+        // (a batch of k games that took T charges each T/k), so a batch is no reason to end a game.
+        std::vector<Clock::duration> took(todo.size());
+        if (p.batch) {
+          const auto t0 = Clock::now();
+          p.batch->choose_actions(states, rngs, indices, actions);
+          std::fill(took.begin(), took.end(), (Clock::now() - t0) / static_cast<long>(todo.size()));
+        } else {
+          for (std::size_t k = 0; k < todo.size(); ++k) {
+            const auto t0 = Clock::now();
+            actions[k] = p.bot->choose_action(*states[k], *rngs[k]);
+            took[k] = Clock::now() - t0;
+          }
+        }
+        long moved = 0, over_budget = 0;
+        for (std::size_t k = 0; k < todo.size(); ++k) {
+          const std::size_t i = todo[k];
+          Game& g = *turns[i].game;
+          std::lock_guard glock(g.mu);
+          if (actions[k] == lc::BatchBot::kForfeit) {
+            // An external opponent failed: the game cannot go on; the person is told why.
+            g.ended_message = fmt::format("the opponent forfeits: {}", p.batch->forfeit_cause(g.index));
+            results[i] = {502, error_json(g.ended_message)};
+            p.batch->game_ended(g.index, g.state, 1 - g.seat);
+            g.ended_told = true;
+          } else if (took[k] > opts_.move_budget) {
+            ++over_budget;
+            g.ended_message = fmt::format(
+                "the opponent took {:.1f} s for one move, over this server's budget of {:.1f} s: the game is ended",
+                std::chrono::duration<double>(took[k]).count(), std::chrono::duration<double>(opts_.move_budget).count());
+            results[i] = {504, error_json(g.ended_message)};
+            if (p.batch) p.batch->game_ended(g.index, g.state, -1);
+            g.ended_told = true;
+          } else {
+            g.last_opponent_moves.push_back(lc::action_name(g.state, actions[k]));
+            tell_move(g, actions[k]);
+            ++moved;
+          }
+        }
+        std::lock_guard lock(mu_);
+        ++stats_.rounds;
+        stats_.opponent_moves += moved;
+        stats_.over_budget += over_budget;
+        stats_.largest_batch = std::max(stats_.largest_batch, static_cast<long>(todo.size()));
+      }
+    } catch (const std::exception& e) {
+      opponent_failed(*s, turns, results, e.what());
+    } catch (...) {
+      opponent_failed(*s, turns, results, "an exception that is not a std::exception");
     }
-  }
   finish_turns(*s, turns, results);
   std::lock_guard lock(mu_);
   s->scheduled = false;
@@ -453,17 +484,57 @@ void GameRoom::serve_slot(std::shared_ptr<Slot> s) {
   }
 }
 
-void GameRoom::finish_turns(Slot&, std::vector<Turn>& turns, std::vector<std::pair<int, json>>& results) {
+void GameRoom::opponent_failed(Slot& s, std::vector<Turn>& turns, std::vector<std::pair<int, json>>& results,
+                               std::string_view what) {
+  // The reason may name a path: it goes to the server's log, not to the page.
+  std::cerr << fmt::format("cfr-serve: opponent '{}' failed: {}; the games of its batch are ended", s.label, what) << std::endl;
+  const std::string message =
+      fmt::format("the opponent '{}' failed on the server (its log says why): the game is ended", s.label);
+  // Its player may be left half way through an event: the next batch makes it anew. A batch player
+  // (an external program) kept per-game state that the new one lacks: its other games end too.
+  const bool stateful = s.player && s.player->batch;
+  s.player.reset();
+  std::lock_guard lock(mu_);
+  ++stats_.opponent_failures;
+  for (std::size_t i = 0; i < turns.size(); ++i) {
+    if (turns[i].kind == Turn::Kind::kEnd) continue;
+    Game& g = *turns[i].game;
+    std::lock_guard glock(g.mu);
+    g.ended_told = true;
+    if (results[i].first >= 300) continue;  // already answered with its own error
+    if (g.ended_message.empty()) g.ended_message = message;
+    results[i] = {500, error_json(message)};
+  }
+  if (stateful)
+    for (const auto& [id, g] : games_) {
+      if (g->slot.get() != &s) continue;
+      std::lock_guard glock(g->mu);
+      g->ended_told = true;
+      if (g->ended_message.empty() && !g->state.is_terminal()) g->ended_message = message;
+    }
+}
+
+void GameRoom::finish_turns(Slot& s, std::vector<Turn>& turns, std::vector<std::pair<int, json>>& results) {
   for (std::size_t i = 0; i < turns.size(); ++i) {
     Turn& t = turns[i];
     if (t.kind == Turn::Kind::kEnd) continue;
-    {
-      std::lock_guard glock(t.game->mu);
-      t.game->busy = false;
-      t.game->touched = Clock::now();
-      if (results[i].first < 300) results[i].second = view_of(*t.game);
+    try {
+      {
+        std::lock_guard glock(t.game->mu);
+        t.game->busy = false;
+        t.game->touched = Clock::now();
+        if (results[i].first < 300) results[i].second = view_of(*t.game);
+      }
+      t.done(results[i].first, std::move(results[i].second));
+    } catch (const std::exception& e) {
+      // Out of memory, most likely: the game is freed (busy is cleared first); its request is
+      // answered if it still can be.
+      std::cerr << fmt::format("cfr-serve: answering a turn against '{}' failed: {}", s.label, e.what()) << std::endl;
+      try {
+        t.done(500, error_json("the server failed to answer (its log says why)"));
+      } catch (const std::exception&) {  // the connection's answer is lost; the server goes on
+      }
     }
-    t.done(results[i].first, std::move(results[i].second));
   }
 }
 

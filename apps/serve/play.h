@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/asio/thread_pool.hpp>
@@ -27,6 +28,11 @@
 #include "engine/games/players.h"
 
 namespace cfr::serve {
+
+/// The search player's prior bonus as the server plays it: the nearest of 0 and the 1-2-5 series
+/// 0.1, 0.2, 0.5, ..., 1000 (ties round down; negative: 0). A request's prior is rounded to it,
+/// so search settings name a few dozen opponents, not one per number (each a network load).
+double rounded_prior(double prior);
 
 /// A match side from its spec (a bot's name, checkpoint:PATH, search:PATH?..., external:COMMAND):
 /// InputError when it cannot be made. Specs come from the server's own offers, never a request.
@@ -94,7 +100,7 @@ class GameRoom {
 
   struct Stats {
     long games_created = 0, opponent_moves = 0, rounds = 0, largest_batch = 0, expired = 0, evicted = 0, over_budget = 0,
-         refused_client_limit = 0, refused_full = 0;
+         refused_client_limit = 0, refused_full = 0, opponent_failures = 0;
   };
   Stats stats() const;
   std::size_t live_games() const;
@@ -109,6 +115,11 @@ class GameRoom {
   void enqueue_locked(Slot& s, Turn t);                // mu_ held
   void serve_slot(std::shared_ptr<Slot> s);            // a worker
   void finish_turns(Slot& s, std::vector<Turn>& turns, std::vector<std::pair<int, nlohmann::json>>& results);
+  /// The slot's player threw (out of memory, a library's error, a bug): logged, the batch's games
+  /// are ended (500, a message without the reason: it may name a server path), the player is made
+  /// anew for the next batch. The server goes on.
+  void opponent_failed(Slot& s, std::vector<Turn>& turns, std::vector<std::pair<int, nlohmann::json>>& results,
+                       std::string_view what);
 
   PlayOptions opts_;
   PlayerFactory factory_;
@@ -121,6 +132,8 @@ class GameRoom {
   int next_index_ = 0;
   std::mutex hint_mu_;  // the hint agent is one network: one caller at a time
   static constexpr int kMaxHintsInFlight = 4;
+  /// The most games a slow slot (search, external programs) serves in one batch.
+  static constexpr std::size_t kSlowRoundGames = 4;
   int hints_in_flight_ = 0;  // mu_
   boost::asio::thread_pool fast_, slow_;
 };

@@ -534,6 +534,7 @@ class Server {
                                     {"expired", st.expired},
                                     {"evicted", st.evicted},
                                     {"over_budget", st.over_budget},
+                                    {"opponent_failures", st.opponent_failures},
                                     {"refused_client_limit", st.refused_client_limit},
                                     {"refused_full", st.refused_full},
                                     {"connections", connections_.size()},
