@@ -733,12 +733,17 @@ forward for all of them. One caller plays it at a time (calls from other threads
               list = states.attr("states");
               if (!ids) ids = states.attr("games").cast<std::vector<int>>();
             }
-            std::vector<const cfr::lc::State*> ptrs;
+            // Copies of the states: the GIL is released while the player decides, and then nothing
+            // may point into a Python object (a generator's items are freed as it goes on; another
+            // thread may change a list's states meanwhile).
+            std::vector<cfr::lc::State> copies;
             for (const auto& item : list) {
               if (!pb::isinstance<PyState>(item))
                 throw cfr::InputError("Player.choose_actions: give a sequence of cfr.State (or a cfr.PlayerViews)");
-              ptrs.push_back(&lc_state_to_move(item.cast<const PyState&>(), self.game->rules(), self.p->spec));
+              copies.push_back(lc_state_to_move(item.cast<const PyState&>(), self.game->rules(), self.p->spec));
             }
+            std::vector<const cfr::lc::State*> ptrs;
+            for (const cfr::lc::State& c : copies) ptrs.push_back(&c);
             const std::size_t k = ptrs.size();
             std::vector<std::uint64_t> seeds = rng_seeds.value_or(std::vector<std::uint64_t>(k, 0));
             if (!ids) {
@@ -769,7 +774,9 @@ and VectorEnv).)doc")
       .def(
           "choose_action",
           [](PyLoadedPlayer& self, const PyState& s, std::uint64_t rng_seed, int game) {
-            const cfr::lc::State* lc = &lc_state_to_move(s, self.game->rules(), self.p->spec);
+            const cfr::lc::State copy =
+                lc_state_to_move(s, self.game->rules(), self.p->spec);  // no pointer into s without the GIL
+            const cfr::lc::State* lc = &copy;
             const std::uint64_t seeds[1] = {rng_seed};
             const int ids[1] = {game};
             pb::gil_scoped_release release;

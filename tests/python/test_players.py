@@ -132,3 +132,16 @@ def test_move_attribution_hands_the_chosen_moves_to_the_referee():
     assert rows["all"]["score_diff"] == 0 and rows["all"]["se"] == 0 and rows["all"]["replaced_share"] > 0.2
     assert 0 < rows["cap3"]["replaced_share"] < rows["all"]["replaced_share"]
     assert 0 < rows["draw"]["replaced_share"] < rows["all"]["replaced_share"]
+
+
+def test_choose_actions_over_a_generator_equals_over_a_list():
+    # A generator's states are fresh objects, freed as it goes on: the player must decide on copies
+    # (it once kept pointers into them, then released the GIL: a use after free).
+    game = cfr.load_game("lost_cities")
+    p = cfr.load_player("heuristic_balanced")
+    listed = [game.new_initial_state(seed=i) for i in range(64)]
+    expected = list(p.choose_actions(listed))
+    assert len(set(expected)) > 1  # the deals differ: so do the moves
+    got = list(p.choose_actions(game.new_initial_state(seed=i) for i in range(64)))
+    assert got == expected
+    assert [p.choose_action(s) for s in listed] == expected
