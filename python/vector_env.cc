@@ -107,6 +107,10 @@ class EnvImpl final : public VectorEnv::Impl {
 
   EnvImpl(const Game& game, const VectorEnvOptions& o) : opts_(o), rules_(game.rules()) {
     if (o.n < 1) throw InputError(fmt::format("VectorEnv: n must be at least 1, got {}", o.n));
+    if (o.n > kMaxVectorEnvGames)
+      throw InputError(
+          fmt::format("VectorEnv: n={} is over the limit of {} games (2^20) in one VectorEnv: use several, or fewer games", o.n,
+                      kMaxVectorEnvGames));
     if (o.threads < 1 || o.threads > 256)
       throw InputError(fmt::format("VectorEnv: threads must be in [1, 256], got {}", o.threads));
     if (o.max_steps < 1) throw InputError(fmt::format("VectorEnv: max_steps must be at least 1, got {}", o.max_steps));

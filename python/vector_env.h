@@ -40,6 +40,10 @@ namespace cfr::py {
 
 class Game;
 
+/// The most games a VectorEnv holds: 2^20 (each about 1 KB of state, plus its rows of the step's
+/// arrays); more is an InputError naming n and this, before anything is allocated.
+inline constexpr int kMaxVectorEnvGames = 1 << 20;
+
 struct VectorEnvOptions {
   int n = 1;
   std::uint64_t seed = 0;

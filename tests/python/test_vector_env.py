@@ -139,3 +139,11 @@ def test_reset_deals_new_games_and_episodes_count():
     env.reset()
     assert env.episodes() == [1, 1, 1] and env.deal_seeds() != first
     assert "cfr.VectorEnv kuhn n=3" in repr(env)
+
+
+def test_n_over_the_limit_is_refused_before_any_allocation():
+    # 10**7 games once reserved about 9 GB (an OOM kill); the limit is 2**20, named in the error.
+    for n in (10**7, 2**20 + 1):
+        with pytest.raises(cfr.InputError, match=rf"n={n} is over the limit of 1048576"):
+            cfr.VectorEnv("lost_cities", n, seed=0)
+    assert cfr.VectorEnv("kuhn", 2**10, seed=0).reset().observation.shape[0] == 2**10
