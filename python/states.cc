@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/errors.h"
+#include "engine/core/json_input.h"
 #include "engine/core/rng.h"
 #include "engine/games/games.h"
 #include "engine/games/replay.h"
@@ -253,8 +254,10 @@ std::vector<Resample> resamples_from_json(const json& j) {
   for (std::size_t i = 0; i < j.size(); ++i) {
     const json& r = j[i];
     if (!r.is_array() || r.size() != 3 || !r[0].is_number_integer() || !r[1].is_number_integer() || !r[2].is_number_unsigned())
-      throw InputError(fmt::format("serialized state: resamples[{}] must be [step, player, seed], got {}", i, r.dump()));
-    out.push_back({.step = r[0].get<int>(), .player = r[1].get<int>(), .seed = r[2].get<std::uint64_t>()});
+      throw InputError(fmt::format("serialized state: resamples[{}] must be [step, player, seed], got {}", i, json_brief(r)));
+    out.push_back({.step = json_int(r[0], fmt::format("resamples[{}][0] (step)", i), "serialized state"),
+                   .player = json_int(r[1], fmt::format("resamples[{}][1] (player)", i), "serialized state"),
+                   .seed = r[2].get<std::uint64_t>()});
   }
   return out;
 }
@@ -345,12 +348,7 @@ std::unique_ptr<AnyState> Game::new_initial_state(std::optional<std::uint64_t> s
 }
 
 std::unique_ptr<AnyState> Game::deserialize_state(const std::string& text) const {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    throw InputError(fmt::format("serialized state: not JSON: {}", e.what()));
-  }
+  json j = parse_json_input(text, "serialized state");  // nested at most kMaxJsonDepth: dump() below is bounded
   if (!j.is_object()) throw InputError("serialized state: not a JSON object");
   std::vector<Resample> resamples;
   if (j.contains("resamples")) {
@@ -389,10 +387,9 @@ std::unique_ptr<AnyState> Game::deserialize_state(const std::string& text) const
       std::vector<int> actions;
       if (!j.contains("history") || !j["history"].is_array())
         throw InputError("serialized state: field 'history' must be an array of actions");
-      for (const json& a : j["history"]) {
-        if (!a.is_number_integer()) throw InputError(fmt::format("serialized state: history holds {}", a.dump()));
-        actions.push_back(a.get<int>());
-      }
+      const json& history = j["history"];
+      for (std::size_t i = 0; i < history.size(); ++i)
+        actions.push_back(json_int(history[i], fmt::format("history[{}]", i), "serialized state"));
       StateImpl<S> st(S::initial(), {}, seed);
       replay_into(st, actions, resamples);
       return std::make_unique<StateImpl<S>>(std::move(st));

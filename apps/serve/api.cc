@@ -433,6 +433,9 @@ json parse_replay_upload(std::string_view body, int k, const ReplayLimits& limit
       ++line;
       if (l.find_first_not_of(" \t\r") == std::string_view::npos) continue;
       check_time(deadline, limits);
+      if (l.size() > limits.max_line_bytes)  // before parsing: its tree would cost many times its text
+        throw ApiError(413, fmt::format("line {} is {} bytes; the server reads lines (games) of at most {} KiB", line, l.size(),
+                                        limits.max_line_bytes >> 10));
       if (static_cast<int>(games.size()) >= limits.max_games)
         throw ApiError(413, fmt::format("the transcript has more than {} games, the server's limit", limits.max_games));
       games.push_back(lc::parse_replay_line(l, line, static_cast<int>(games.size()), "upload"));

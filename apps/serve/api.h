@@ -72,10 +72,17 @@ bool is_ip_literal(std::string_view host);
 /// "localhost", 127.0.0.0/8 or ::1.
 bool is_loopback_host(std::string_view host);
 
-/// What POST /api/replay accepts (docs/serve.md): the decompressed size, the games in a file, the
-/// actions of a game, and the time its parsing may take. Over them: ApiError 413 or 422 at once.
+/// What POST /api/replay accepts (docs/serve.md): the decompressed size, a line's length, the games
+/// in a file, the actions of a game, and the time its parsing may take. Over them: ApiError 413 or
+/// 422 at once.
 struct ReplayLimits {
   std::size_t max_bytes = 32u << 20;
+  /// One line (one game) before it is parsed: a JSON tree costs up to ~16 times its text ("[[],[],
+  /// ...]"), so a line is measured first. The longest legal line is ~83 KB (10,000 actions and
+  /// 10,000 legal counts of at most 2 digits, 128 deck ids, two bot specs of ~1,000 characters,
+  /// written with ", " separators as Python's json.dumps does; compact, as cfr writes them,
+  /// ~63 KB): 1 MiB leaves 12 times that.
+  std::size_t max_line_bytes = std::size_t{1} << 20;
   int max_games = 2000;
   int max_actions = 10000;  // the matches' action cap (cfr-arena --max-steps)
   double max_seconds = 10;

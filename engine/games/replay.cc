@@ -2,8 +2,6 @@
 
 #include <zlib.h>
 
-#include <climits>
-#include <cstdint>
 #include <memory>
 
 #include <fmt/format.h>
@@ -11,6 +9,7 @@
 
 #include "engine/core/errors.h"
 #include "engine/core/files.h"
+#include "engine/core/json_input.h"
 #include "engine/games/bots.h"
 
 namespace cfr::lc {
@@ -18,17 +17,6 @@ namespace cfr::lc {
 namespace {
 
 using nlohmann::json;
-
-/// An integer field's value as an int; InputError naming the field and the value when it is not an
-/// integer or does not fit in 32 bits (json's get<int> would keep the low bits: 4294967296 + k read
-/// as k).
-int int_value(const json& v, std::string_view field, std::string_view where) {
-  if (!v.is_number_integer()) throw InputError(fmt::format("{}: {} must be an integer, got {}", where, field, v.dump()));
-  const bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT_MAX)
-                                           : v.get<std::int64_t>() >= INT_MIN && v.get<std::int64_t>() <= INT_MAX;
-  if (!fits) throw InputError(fmt::format("{}: {} = {} is out of range (a 32-bit integer)", where, field, v.dump()));
-  return v.get<int>();
-}
 
 Rules rules_from_json(const json& j, std::string_view where) {
   if (!j.is_object()) throw InputError(fmt::format("{}: field 'rules' must be an object", where));
@@ -54,7 +42,7 @@ Rules rules_from_json(const json& j, std::string_view where) {
       for (const auto& kk : kKnobs) valid.emplace_back(kk.name);
       throw InputError(fmt::format("{}: unknown rules knob '{}'; valid knobs: {}", where, key, join_names(valid)));
     }
-    r.*(k->field) = int_value(value, "rules." + key, where);
+    r.*(k->field) = json_int(value, "rules." + key, where);
   }
   try {
     r.validate();
@@ -69,7 +57,7 @@ std::vector<int> int_array(const json& j, const char* field, std::string_view wh
   std::vector<int> v;
   v.reserve(j.size());
   for (std::size_t i = 0; i < j.size(); ++i) {
-    v.push_back(int_value(j[i], fmt::format("{}[{}]", field, i), where));
+    v.push_back(json_int(j[i], fmt::format("{}[{}]", field, i), where));
   }
   return v;
 }
@@ -77,23 +65,12 @@ std::vector<int> int_array(const json& j, const char* field, std::string_view wh
 }  // namespace
 
 Rules rules_from_json_text(std::string_view text, std::string_view where) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    throw InputError(fmt::format("{}: invalid JSON: {}", where, e.what()));
-  }
-  return rules_from_json(j, where);
+  return rules_from_json(parse_json_input(text, where), where);
 }
 
 ReplayGame parse_replay_line(std::string_view text, int line, int index, std::string_view file) {
   const std::string where = fmt::format("{}:{}", file, line);
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    throw InputError(fmt::format("{}: invalid JSON: {}", where, e.what()));
-  }
+  const json j = parse_json_input(text, where);
   if (!j.is_object()) throw InputError(fmt::format("{}: a game must be a JSON object", where));
   static constexpr const char* kFields[] = {"game", "rules",        "deck",     "actions", "bot0",
                                             "bot1", "legal_counts", "terminal", "totals"};
@@ -107,7 +84,7 @@ ReplayGame parse_replay_line(std::string_view text, int line, int index, std::st
   g.game = index;
   if (j.contains("game")) {
     if (!j["game"].is_number_integer()) throw InputError(fmt::format("{}: field 'game' must be an integer", where));
-    g.game = int_value(j["game"], "field 'game'", where);
+    g.game = json_int(j["game"], "field 'game'", where);
   }
   g.rules = j.contains("rules") ? rules_from_json(j["rules"], where) : Rules{};
   if (!j.contains("deck")) throw InputError(fmt::format("{}: missing field 'deck'", where));

@@ -81,7 +81,7 @@ def test_bad_players():
 
 
 @pytest.mark.parametrize("text,message", [
-    ("not json", "not JSON"),
+    ("not json", "invalid JSON"),
     ("[1, 2]", "not a JSON object"),
     ('{"game": "kuhn", "history": [2, 2]}', r"history\[1\]: kuhn: illegal chance outcome 2"),
     ('{"game": "leduc", "history": []}', "field 'game' must be \"kuhn\""),
@@ -89,6 +89,53 @@ def test_bad_players():
     ('{"game": "kuhn", "history": [], "resamples": [[5, 0, 1]]}', "beyond the history"),
 ])
 def test_bad_serialized_kuhn_states(text, message):
+    with pytest.raises(cfr.InputError, match=message):
+        cfr.load_game("kuhn").deserialize_state(text)
+
+
+# A million levels of nesting (2 MB): refused at the parse (at most 64 levels), not printed into a
+# message (nlohmann's dump() recurses once per level: the stack overflowed, killing Python).
+DEEP = "[" * 1_000_000 + "]" * 1_000_000
+
+
+@pytest.mark.parametrize("game,text", [
+    ("kuhn", DEEP),
+    ("kuhn", '{"game": "kuhn", "history": [' + DEEP + "]}"),
+    ("kuhn", '{"game": "kuhn", "history": [], "resamples": [' + DEEP + "]}"),
+    ("lost_cities", '{"deck": ' + DEEP + ', "actions": []}'),
+])
+def test_deeply_nested_serialized_states_are_refused(game, text):
+    with pytest.raises(cfr.InputError, match="nested deeper than 64 levels"):
+        cfr.load_game(game).deserialize_state(text)
+
+
+def test_64_levels_are_read_and_65_refused():
+    kuhn = cfr.load_game("kuhn")
+    with pytest.raises(cfr.InputError, match=r"history\[0\] must be an integer, got an array of 1 value$"):
+        kuhn.deserialize_state('{"game": "kuhn", "history": ' + "[" * 63 + "]" * 63 + "}")  # the object and 63 arrays
+    with pytest.raises(cfr.InputError, match="nested deeper than 64 levels"):
+        kuhn.deserialize_state('{"game": "kuhn", "history": ' + "[" * 64 + "]" * 64 + "}")
+    # A long string is named cut to 40 characters, not printed whole.
+    with pytest.raises(cfr.InputError, match=r'history\[0\] must be an integer, got "x{39}…$'):
+        kuhn.deserialize_state('{"game": "kuhn", "history": ["' + "x" * 100_000 + '"]}')
+
+
+def test_deeply_nested_rules_are_refused():
+    with pytest.raises(cfr.InputError, match=r"^rules: JSON nested deeper than 64 levels"):
+        cfr.load_game("lost_cities", rules='{"n_colors": ' + DEEP + "}")
+    with pytest.raises(cfr.InputError, match=r"rules.n_colors must be an integer, got an array of 1 value$"):
+        cfr.load_game("lost_cities", rules='{"n_colors": [[[[3]]]]}')
+
+
+@pytest.mark.parametrize("text,message", [
+    ('{"game": "kuhn", "history": [4294967296]}', r"history\[0\] = 4294967296 is out of range"),
+    ('{"game": "kuhn", "history": [-4294967295]}', r"history\[0\] = -4294967295 is out of range"),
+    ('{"game": "kuhn", "history": [[1]]}', r"history\[0\] must be an integer, got an array of 1 value"),
+    ('{"game": "kuhn", "history": [], "resamples": [[4294967296, 0, 1]]}', r"resamples\[0\]\[0\] \(step\) = 4294967296"),
+    ('{"game": "kuhn", "history": [], "resamples": [[0, 4294967296, 1]]}', r"resamples\[0\]\[1\] \(player\) = 4294967296"),
+])
+def test_serialized_integers_past_32_bits_are_refused_not_wrapped(text, message):
+    # 2^32 + k was read as k (its low bits): history [4294967296] replayed as [0], a legal deal.
     with pytest.raises(cfr.InputError, match=message):
         cfr.load_game("kuhn").deserialize_state(text)
 

@@ -10,6 +10,10 @@ says it must withstand; one case per attack. Prints "ok: CASE: ..." or "FAIL: CA
   gzip_bomb    1 GiB of spaces gzipped (1 MiB) is refused (413) within seconds while another client
                is served within 2 s; the server's peak memory stays bounded; an endless legal game
                (200,000 actions) is refused at once; uploads write no file
+  json_trees   a transcript line nested 400,000 deep is 422 naming the depth (over 64 levels) and the
+               server answers on; a million deep (2 MB) and a 32 MiB line of [[],[],...] (33 KB
+               gzipped) are 413 before parsing (a line over 1 MiB) with the peak memory bounded; a
+               legal game padded to exactly 1 MiB replays
   slow         a slow external opponent (3 s a move) does not raise another game's latency, and
                over the move budget its game is ended with a clear message (504)
   limits       per-client live games (429), abandon, idle expiry in seconds; idle sockets at the
@@ -249,6 +253,57 @@ def gzip_bomb():
         srv_ctx.__exit__(None, None, None)
     return (f"{checks} checks: bomb refused in {out['s']:.2f} s, another client's worst wait {worst * 1000:.0f} ms, "
             f"peak memory +{rss - rss0:.0f} MiB")
+
+
+def json_trees():
+    """Transcript lines whose JSON tree would cost the server its stack or its memory."""
+    def upload(srv, data, game=0):
+        try:
+            return request(srv.url, "POST", f"/api/replay?game={game}", data, {"Content-Type": "application/octet-stream"})[::2]
+        except OSError as e:  # the server died: no answer
+            return None, f"no answer: {e!r}"
+
+    golden = os.path.join(here, "..", "golden", "games.jsonl.gz")
+    first = gzip.open(golden, "rt").readline().strip()
+    with Server(bin_dir, work) as srv:
+        rss0 = peak_rss_mib(srv.proc.pid)
+        # 400,000 levels of arrays (an 800 KB line, under the line limit): a million-deep dump() in
+        # the error message overflowed the upload worker's stack and the whole server died (SIGSEGV).
+        n = 400_000
+        st, text = upload(srv, ('{"deck": ' + "[" * n + "]" * n + ', "actions": []}\n').encode())
+        check(st == 422 and "upload:1: JSON nested deeper than 64 levels" in text, f"400,000 levels: {st} {text[:300]}")
+        st, _ = srv.call("GET", "/api/players")
+        check(st == 200, f"after the deep line the server answers {st}")
+        # A million levels (2 MB): over the line limit, refused before it is parsed.
+        n = 1_000_000
+        line = '{"deck": ' + "[" * n + "]" * n + ', "actions": []}'
+        st, text = upload(srv, (line + "\n").encode())
+        check(st == 413 and f"line 1 is {len(line)} bytes" in text and "at most 1024 KiB" in text,
+              f"a million levels: {st} {text[:300]}")
+        # Shallow but wide: one 32 MiB line of [[],[],...] in a 33 KB gzip. Its tree was ~16 times
+        # its text (~1 GB) before any game limit was checked; now 413 before parsing.
+        buf = io.BytesIO()
+        with gzip.GzipFile(fileobj=buf, mode="wb", compresslevel=9) as z:
+            z.write(b"[" + b"[]," * ((32 << 20) // 3 - 2) + b"[]]\n")
+        check(len(buf.getvalue()) < 100_000, f"the wide upload is {len(buf.getvalue())} bytes gzipped")
+        t0 = time.time()
+        st, text = upload(srv, buf.getvalue())
+        took = time.time() - t0
+        check(st == 413 and "at most 1024 KiB" in text, f"a 32 MiB line of empty arrays: {st} {text[:300]}")
+        check(took < 5, f"the wide line took {took:.1f} s to refuse")
+        grew = peak_rss_mib(srv.proc.pid) - rss0
+        check(grew < 200, f"peak memory grew {grew:.0f} MiB on the wide line")
+        # The limit is a line's length: a legal game padded to exactly 1 MiB replays, one byte more is 413.
+        padded = "{" + " " * ((1 << 20) - len(first)) + first[1:]
+        check(len(padded.encode()) == 1 << 20, f"the padded line is {len(padded)} bytes")
+        st, text = upload(srv, (padded + "\n").encode())
+        check(st == 200 and json.loads(text)["games"][0]["actions"] == len(json.loads(first)["actions"]),
+              f"a legal game of exactly 1 MiB: {st} {text[:300]}")
+        st, text = upload(srv, ("{ " + padded[1:] + "\n").encode())
+        check(st == 413 and f"line 1 is {(1 << 20) + 1} bytes" in text, f"1 MiB + 1: {st} {text[:300]}")
+        st, text = upload(srv, open(golden, "rb").read(), game=3)
+        check(st == 200 and json.loads(text)["index"] == 3, f"the golden transcript afterwards: {st} {text[:300]}")
+    return f"{checks} checks: deep lines refused (422 naming the depth, 413 over 1 MiB), the wide line 413 in {took:.2f} s, peak memory +{grew:.0f} MiB"
 
 
 def slow():
@@ -693,7 +748,7 @@ def load_race():
     return f"{checks} checks: both requests answered 422, none dropped"
 
 
-cases = {"program": program, "cross_site": cross_site, "gzip_bomb": gzip_bomb, "slow": slow, "limits": limits,
+cases = {"program": program, "cross_site": cross_site, "gzip_bomb": gzip_bomb, "json_trees": json_trees, "slow": slow, "limits": limits,
          "token": token, "names": names, "bodies": bodies, "feeds": feeds, "big_run": big_run,
          "hints": hints, "load_race": load_race}
 print(f"ok: {case}: {cases[case]()}")
