@@ -153,8 +153,8 @@ IsmctsParams parse_ismcts_params(std::string_view query) {
       p.value = std::string(kv.value);
     } else if (kv.key == "rollout") {
       if (names_ismcts(kv.value) || !names_bot(kv.value))
-        throw InputError(fmt::format("{}: rollout={}: must be a rule bot ({}, or heuristic_expert?key=value)", kWhat,
-                                     kv.value, join_names(bot_names())));
+        throw InputError(fmt::format("{}: rollout={}: must be a rule bot ({}, or heuristic_expert?key=value)", kWhat, kv.value,
+                                     join_names(bot_names())));
       p.rollout = std::string(kv.value);
     } else {
       throw InputError(fmt::format("{}: unknown key '{}' (keys: {})", kWhat, kv.key, kKeys));
