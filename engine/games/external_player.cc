@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -242,8 +243,8 @@ class ExternalPlayer final : public BatchBot {
     if (ignored_answers_ > kIgnoredAnswersShown)
       std::cerr << fmt::format("{}: ignored {} answers in all for games that awaited none\n", name_, ignored_answers_);
     if (!proc_) return;
-    out_buf_ = R"({"type":"quit"})"
-               "\n";
+    out_buf_ += R"({"type":"quit"})"
+                "\n";  // after the events still queued
     (void)run_io(1.0, nullptr);
     boost::system::error_code ec;
     in_->close(ec);
@@ -253,7 +254,9 @@ class ExternalPlayer final : public BatchBot {
   std::string_view name() const noexcept override { return name_; }
 
   void game_started(int game, int seat, std::uint64_t seed) override {
-    if (!proc_ && restart_failure_.empty()) restart();
+    // A failed start is tried again after a backoff (1 s, doubling to a minute): a player that
+    // could not start once (a full disk, a file being replaced) is not dead for good.
+    if (!proc_ && (restart_failure_.empty() || std::chrono::steady_clock::now() >= next_restart_)) restart();
     Game& g = games_[game];
     g = Game{.uid = next_uid_++, .seat = seat, .generation = generation_, .cause = restart_failure_};
     if (g.cause.empty())
@@ -261,6 +264,7 @@ class ExternalPlayer final : public BatchBot {
                      R"({{"type":"start","game":{},"index":{},"seat":{},"seed":{}}})"
                      "\n",
                      g.uid, game, seat, seed);
+    flush_backlog();
   }
 
   void move_made(int game, const State& before, int action) override {
@@ -270,6 +274,7 @@ class ExternalPlayer final : public BatchBot {
                    R"({{"type":"move","game":{},"player":{},"action":{},"name":"{}"}})"
                    "\n",
                    it->second.uid, before.current_player(), action, action_name(before, action));
+    flush_backlog();
   }
 
   void game_ended(int game, const State& final, int forfeited_by) override {
@@ -289,6 +294,7 @@ class ExternalPlayer final : public BatchBot {
                      g.uid, mine, theirs, result, reason);
     }
     games_.erase(it);
+    flush_backlog();
   }
 
   void match_ended() override {
@@ -356,6 +362,15 @@ class ExternalPlayer final : public BatchBot {
     std::size_t index = 0;  // in choose_actions' spans
     int game = 0;           // the match's game index
   };
+
+  /// Events are written with the next decisions, in one write; a backlog past kMaxBacklog bytes
+  /// (games started and ended with no decision, as a web client creating and abandoning games
+  /// does) is written now, within the move timeout, so it neither grows without bound nor must be
+  /// written all at once within a later move's timeout.
+  void flush_backlog() {
+    if (out_buf_.size() < kMaxBacklog || !proc_) return;
+    if (const IoEnd e = run_io(opts_.move_timeout_s, nullptr); e != IoEnd::kDone) player_lost(e, "while told of its games");
+  }
 
   /// The running process knows the game (it was started by this process).
   bool known(const Game& g) const { return g.generation == generation_ && proc_.has_value(); }
@@ -555,10 +570,22 @@ class ExternalPlayer final : public BatchBot {
   }
 
   void restart() {
-    if (const std::string why = launch(); !why.empty()) {
-      restart_failure_ = fmt::format("the player could not be started again: {}", why);
-      std::cerr << fmt::format("{}: {}; its games are forfeited\n", name_, restart_failure_);
+    const std::string why = launch();
+    if (why.empty()) {
+      restart_failure_.clear();
+      restart_backoff_s_ = 1.0;
+      return;
     }
+    // The reason names paths (the executable, its log): it goes to stderr only. The cause, which
+    // reaches reports and cfr-serve's pages, says where to look.
+    restart_failure_ = "the player could not be started again (the reason is in the log of the program that runs it)";
+    std::cerr << fmt::format(
+        "{}: the player could not be started again: {}; its games are forfeited until a start "
+        "succeeds (the next try in {} s)\n",
+        name_, why, restart_backoff_s_);
+    next_restart_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                           std::chrono::duration<double>(restart_backoff_s_));
+    restart_backoff_s_ = std::min(restart_backoff_s_ * 2, 60.0);
   }
 
   /// How the process ended (waits up to half a second for it, then stops it).
@@ -573,8 +600,8 @@ class ExternalPlayer final : public BatchBot {
     // SIGXFSZ, or a write refused (EFBIG) where the player ignores that signal (Python does).
     std::error_code ec2;
     if (const auto size = std::filesystem::file_size(log_path_, ec2); !ec2 && size >= opts_.max_log_bytes)
-      how += fmt::format(" when its log {} reached the limit of {} bytes a player may write (--player-log-mib)", log_path_,
-                         opts_.max_log_bytes);
+      how += fmt::format(" when its log reached the limit of {} bytes a player may write (--player-log-mib)",
+                         opts_.max_log_bytes);  // no path: causes reach reports and web pages (stderr names it)
     return how;
   }
 
@@ -630,7 +657,10 @@ class ExternalPlayer final : public BatchBot {
   int generation_ = 0;     // processes started so far
   bool encoding_ = false;  // the player asked for the encoding in its ready
   bool unwritten_ = false;
-  std::string restart_failure_;
+  std::string restart_failure_;  // the cause while the player cannot be started; empty when it can
+  std::chrono::steady_clock::time_point next_restart_{};
+  double restart_backoff_s_ = 1.0;
+  static constexpr std::size_t kMaxBacklog = 64 << 10;
   static constexpr long kIgnoredAnswersShown = 10;
   long ignored_answers_ = 0;  // answers for games that awaited none
   std::string out_buf_, read_buf_;

@@ -2,6 +2,14 @@
 // players): command splitting, action names, the decide message, and the match's event hooks and
 // forfeits that an external player relies on.
 #include <doctest/doctest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/core/errors.h"
@@ -143,4 +151,104 @@ TEST_CASE("match events reach a batch player, a forfeit is a loss with its cause
   CHECK(s.stop_cause == "recorder forfeits game 1: forfeit of game 1");
   CHECK(s.games < 10);
   CHECK(stopper.matches == 1);
+}
+
+namespace {
+// A player that says on stderr (its log) each "start" it reads, and exits with status 3 when asked
+// to decide.
+constexpr const char* kEventCounter = R"(#!/usr/bin/python3
+import json, sys
+for line in sys.stdin:
+    t = json.loads(line)["type"]
+    if t == "hello":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif t == "start":
+        print("start", file=sys.stderr, flush=True)
+    elif t == "decide":
+        sys.exit(3)
+    elif t == "quit":
+        break
+)";
+
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string t = (std::filesystem::temp_directory_path() / "cfr-external-test-XXXXXX").string();
+    REQUIRE(::mkdtemp(t.data()) != nullptr);
+    path = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+void write_player(const std::filesystem::path& p) {
+  std::ofstream(p) << kEventCounter;
+  std::filesystem::permissions(p, std::filesystem::perms::owner_all);
+}
+
+long starts_logged(const std::filesystem::path& log) {
+  std::ifstream in(log);
+  long n = 0;
+  for (std::string line; std::getline(in, line);) n += line == "start";
+  return n;
+}
+}  // namespace
+
+TEST_CASE("an external player hears games started and ended without decisions as they go, not in one backlog") {
+  if (!std::filesystem::exists("/usr/bin/python3")) return;
+  TempDir dir;
+  const auto script = dir.path / "counter.py";
+  write_player(script);
+  ExternalOptions opts;
+  opts.log_dir = dir.path.string();
+  auto p = make_external_player(script.string(), Rules{}, opts);
+  const State s = State::deal(Rules{}, 1);
+  // About 200 bytes of events a game: 3000 games are 600 KB, queued whole before (until a decision).
+  constexpr int kGames = 3000;
+  for (int g = 0; g < kGames; ++g) {
+    p->game_started(g, 0, static_cast<std::uint64_t>(g));
+    p->game_ended(g, s, -1);
+  }
+  const auto log = dir.path / external_log_name(script.string());
+  long seen = 0;
+  for (int i = 0; i < 100 && (seen = starts_logged(log)) < kGames - 400; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(seen >= kGames - 400);  // all but the last 64 KiB's worth
+  p.reset();                    // quit: the rest is written
+  CHECK(starts_logged(log) == kGames);
+}
+
+TEST_CASE("an external player that cannot be started again: a cause without a path, and a later start is tried") {
+  if (!std::filesystem::exists("/usr/bin/python3")) return;
+  TempDir dir;
+  const auto script = dir.path / "counter.py";
+  write_player(script);
+  ExternalOptions opts;
+  opts.log_dir = dir.path.string();
+  opts.move_timeout_s = 5;
+  auto p = make_external_player(script.string(), Rules{}, opts);
+  const State s = State::deal(Rules{}, 1);
+  p->game_started(0, 0, 1);
+  const State* states[1] = {&s};
+  cfr::Rng rng(1);
+  cfr::Rng* rngs[1] = {&rng};
+  const int games[1] = {0};
+  int actions[1] = {0};
+  p->choose_actions(states, rngs, games, actions);  // it exits: the game is forfeited, the player stopped
+  CHECK(actions[0] == BatchBot::kForfeit);
+  CHECK(p->forfeit_cause(0).find("exited with status 3") != std::string::npos);
+  std::filesystem::remove(script);
+  p->game_started(1, 0, 2);  // its start fails
+  const std::string cause = p->forfeit_cause(1);
+  CHECK(cause.find("could not be started again") != std::string::npos);
+  CHECK(cause.find(dir.path.string()) == std::string::npos);  // no server path reaches a report or a page
+  CHECK(cause.find('/') == std::string::npos);
+  write_player(script);
+  p->game_started(2, 0, 3);  // within the backoff (1 s): not tried yet
+  CHECK(!p->forfeit_cause(2).empty());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  p->game_started(3, 0, 4);  // tried again: it starts, the game is live
+  CHECK(p->forfeit_cause(3).empty());
 }
