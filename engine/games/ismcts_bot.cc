@@ -16,7 +16,7 @@ namespace cfr::lc {
 namespace {
 
 constexpr std::string_view kWhat = "ismcts?";
-constexpr std::string_view kKeys = "iters, c, rollout, cap, value, scale";
+constexpr std::string_view kKeys = "iters, c, rollout, cap, value, scale, bias";
 constexpr int kMaxIters = 200'000;
 
 // One tree node: the action that leads to it from its parent, the seat that chose it, and the
@@ -79,14 +79,19 @@ class IsmctsBot final : public Bot {
 
  private:
   // Selection by UCB among the children legal in d, down to a node with an untried legal action:
-  // one is added (drawn uniformly) and played. Stops at the end of the game too.
+  // one is added (drawn uniformly; the rollout bot's move first under a progressive bias) and
+  // played. Stops at the end of the game too.
   void descend(State& d, Rng& rng) {
     int node = 0;
     while (!d.is_terminal()) {
       const ActionMask lm = d.legal_mask();
       const ActionMask fresh = lm & ~nodes_[static_cast<std::size_t>(node)].expanded;
+      // The rollout bot's move here, when its progressive bias is on: tried first, then favoured.
+      const int hint = p_.bias > 0 ? rollout_->choose_action(d, rng) : -1;
       if (fresh != 0) {
-        const int a = mask_nth(fresh, static_cast<int>(rng.below(static_cast<std::uint32_t>(mask_count(fresh)))));
+        const int a = mask_has(fresh, hint)
+                          ? hint
+                          : mask_nth(fresh, static_cast<int>(rng.below(static_cast<std::uint32_t>(mask_count(fresh)))));
         const int child = static_cast<int>(nodes_.size());
         Node n;
         n.action = a;
@@ -107,7 +112,8 @@ class IsmctsBot final : public Bot {
         Node& c = nodes_[static_cast<std::size_t>(ch)];
         if (!mask_has(lm, c.action)) continue;
         ++c.avail;
-        const double u = c.reward / c.visits + p_.c * std::sqrt(std::log(static_cast<double>(c.avail)) / c.visits);
+        const double u = c.reward / c.visits + p_.c * std::sqrt(std::log(static_cast<double>(c.avail)) / c.visits) +
+                         (c.action == hint ? p_.bias / (c.visits + 1.0) : 0.0);
         if (u > best_u) {
           best_u = u;
           best = ch;
@@ -145,6 +151,8 @@ IsmctsParams parse_ismcts_params(std::string_view query) {
       p.c = spec_number(kWhat, kv, 0, 100);
     } else if (kv.key == "cap") {
       p.cap = static_cast<int>(spec_number(kWhat, kv, 0, 10000, true));
+    } else if (kv.key == "bias") {
+      p.bias = spec_number(kWhat, kv, 0, 100);
     } else if (kv.key == "scale") {
       p.scale = spec_number(kWhat, kv, 1, 10000);
     } else if (kv.key == "value") {

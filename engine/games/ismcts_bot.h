@@ -6,7 +6,8 @@
 // selectable only where it is legal in the iteration's deal, and its UCB term counts the
 // iterations in which it was: availability), adds one node, finishes the game with a rule bot
 // (`rollout`) and backs the result up, each node scoring it for the seat that chose its action.
-// The move played is the root's most visited.
+// The move played is the root's most visited. With `bias` > 0 the rollout bot's move at each node
+// is tried first and favoured by a progressive bias that fades with its visits.
 //
 // Like the other bots it keeps nothing between decisions (its node pool is reused, so a decision
 // allocates nothing once the pool has grown) and draws every random number from the Rng it is
@@ -27,6 +28,9 @@ struct IsmctsParams {
   /// The reward: "diff" = 1/2 + (score difference) / (2·scale), clamped to [0, 1]; "win" = 1, 1/2, 0.
   std::string value = "diff";
   double scale = 100;  // points of score difference that make a reward of 0 or 1 under "diff"
+  /// Progressive bias toward the rollout bot's move at every tree node (Chaslot et al. 2008): it is
+  /// the first child added there and its UCB gets bias / (visits + 1). 0: off (uniform expansion).
+  double bias = 0;
 };
 
 /// The spec's prefix: "ismcts?iters=2000&rollout=heuristic_expert".

@@ -69,13 +69,29 @@ TEST_CASE("ismcts searches: more iterations beat fewer and both beat random") {
   CHECK(vs_small.diff_sum > 0);
 }
 
+TEST_CASE("ismcts's progressive bias tries the rollout bot's move first") {
+  // One iteration adds one child to the root: under the bias it is the rollout bot's move, so the
+  // game is heuristic_expert's own; without it a uniformly drawn move, another game.
+  const Rules r;
+  auto expert = make_bot("heuristic_expert", r);
+  auto biased = make_bot("ismcts?iters=1&rollout=heuristic_expert&bias=1", r);
+  auto plain = make_bot("ismcts?iters=1&rollout=heuristic_expert", r);
+  for (const std::uint64_t seed : {1, 2}) {
+    const auto own = self_play(*expert, r, seed, 1);
+    CHECK(self_play(*biased, r, seed, 1) == own);
+    CHECK(self_play(*plain, r, seed, 1) != own);
+  }
+}
+
 TEST_CASE("ismcts's spec is named by it and refused with the key and the range") {
   const Rules r;
   CHECK(names_bot("ismcts"));
   CHECK(names_bot("ismcts?iters=5"));
   CHECK_FALSE(names_bot("ismctsx"));
   CHECK(make_bot("ismcts", r)->name() == "ismcts");
-  const IsmctsParams p = parse_ismcts_params("iters=50&c=1.5&rollout=heuristic_expert&cap=30&value=win&scale=40");
+  const IsmctsParams p = parse_ismcts_params("iters=50&c=1.5&rollout=heuristic_expert&cap=30&value=win&scale=40&bias=2");
+  CHECK(p.bias == 2);
+  CHECK(IsmctsParams{}.bias == 0);
   CHECK(p.iters == 50);
   CHECK(p.c == 1.5);
   CHECK(p.rollout == "heuristic_expert");
@@ -92,7 +108,8 @@ TEST_CASE("ismcts's spec is named by it and refused with the key and the range")
   refused("ismcts?rollout=ismcts", "rollout=ismcts: must be a rule bot");
   refused("ismcts?rollout=alphazero", "rollout=alphazero: must be a rule bot");
   refused("ismcts?value=points", "value=points: must be diff or win");
-  refused("ismcts?depth=3", "unknown key 'depth' (keys: iters, c, rollout, cap, value, scale)");
+  refused("ismcts?depth=3", "unknown key 'depth' (keys: iters, c, rollout, cap, value, scale, bias)");
+  refused("ismcts?bias=-1", "bias=-1: must be a number in [0, 100]");
   refused("ismcts?iters=5&iters=6", "key 'iters' given twice");
   refused("ismcts?", "no key=value after the '?'");
   refused("ismcts?rollout=heuristic_expert?deny=99", "deny=99: must be a number in [0, 10]");
