@@ -21,16 +21,17 @@
 namespace cfr::lc {
 
 struct IsmctsParams {
-  int iters = 1000;                            // iterations (deals, tree descents, rollouts) a decision
-  double c = 0.7;                              // UCB exploration constant (rewards in [0, 1])
-  std::string rollout = "heuristic_balanced";  // the rule bot that finishes every iteration's game
-  int cap = 400;                               // rollout moves at most; then scored as the game stands
+  // The defaults are the strongest setting measured (docs/strength.md, "ismcts: a search bot in the pool").
+  int iters = 1000;                          // iterations (deals, tree descents, rollouts) a decision
+  double c = 0.2;                            // UCB exploration constant (rewards in [0, 1])
+  std::string rollout = "heuristic_expert";  // the rule bot that finishes every iteration's game
+  int cap = 400;                             // rollout moves at most; then scored as the game stands
   /// The reward: "diff" = 1/2 + (score difference) / (2·scale), clamped to [0, 1]; "win" = 1, 1/2, 0.
   std::string value = "diff";
   double scale = 100;  // points of score difference that make a reward of 0 or 1 under "diff"
   /// Progressive bias toward the rollout bot's move at every tree node (Chaslot et al. 2008): it is
   /// the first child added there and its UCB gets bias / (visits + 1). 0: off (uniform expansion).
-  double bias = 0;
+  double bias = 1;
 };
 
 /// The spec's prefix: "ismcts?iters=2000&rollout=heuristic_expert".

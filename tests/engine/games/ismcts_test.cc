@@ -36,8 +36,8 @@ std::vector<int> self_play(Bot& bot, const Rules& r, std::uint64_t seed, std::ui
 TEST_CASE("ismcts plays legal moves on every rule set tried and a game is reproducible from its rng") {
   for (const Rules& r : {Rules{}, Rules{.n_colors = 3, .n_ranks = 6, .n_handshakes = 2, .hand_size = 5},
                          Rules{.n_colors = 7, .n_ranks = 12, .n_handshakes = 0, .hand_size = 12, .bonus_threshold = 3}}) {
-    auto bot = make_bot("ismcts?iters=24&rollout=random", r);
-    CHECK(bot->name() == "ismcts?iters=24&rollout=random");
+    auto bot = make_bot("ismcts?iters=24&rollout=random&bias=0", r);
+    CHECK(bot->name() == "ismcts?iters=24&rollout=random&bias=0");
     CHECK_FALSE(bot->deterministic());
     const auto a = self_play(*bot, r, 5, 1);
     CHECK(self_play(*bot, r, 5, 1) == a);  // the tree is rebuilt every decision: nothing carries over
@@ -58,8 +58,8 @@ TEST_CASE("ismcts with a single legal move plays it") {
 TEST_CASE("ismcts searches: more iterations beat fewer and both beat random") {
   const Rules r;
   auto random = make_bot("random", r);
-  auto small = make_bot("ismcts?iters=8&rollout=random", r);
-  auto big = make_bot("ismcts?iters=200&rollout=random", r);
+  auto small = make_bot("ismcts?iters=8&rollout=random&bias=0", r);
+  auto big = make_bot("ismcts?iters=200&rollout=random&bias=0", r);
   const auto vs_random = run_match(*big, *random, {.games = 10, .seed = 4});
   CHECK(vs_random.wins >= 9);
   CHECK(vs_random.diff_sum > 0);
@@ -75,7 +75,7 @@ TEST_CASE("ismcts's progressive bias tries the rollout bot's move first") {
   const Rules r;
   auto expert = make_bot("heuristic_expert", r);
   auto biased = make_bot("ismcts?iters=1&rollout=heuristic_expert&bias=1", r);
-  auto plain = make_bot("ismcts?iters=1&rollout=heuristic_expert", r);
+  auto plain = make_bot("ismcts?iters=1&rollout=heuristic_expert&bias=0", r);
   for (const std::uint64_t seed : {1, 2}) {
     const auto own = self_play(*expert, r, seed, 1);
     CHECK(self_play(*biased, r, seed, 1) == own);
@@ -91,7 +91,13 @@ TEST_CASE("ismcts's spec is named by it and refused with the key and the range")
   CHECK(make_bot("ismcts", r)->name() == "ismcts");
   const IsmctsParams p = parse_ismcts_params("iters=50&c=1.5&rollout=heuristic_expert&cap=30&value=win&scale=40&bias=2");
   CHECK(p.bias == 2);
-  CHECK(IsmctsParams{}.bias == 0);
+  // The defaults: the strongest setting measured (docs/strength.md).
+  const IsmctsParams d;
+  CHECK(d.iters == 1000);
+  CHECK(d.c == 0.2);
+  CHECK(d.rollout == "heuristic_expert");
+  CHECK(d.bias == 1);
+  CHECK(d.value == "diff");
   CHECK(p.iters == 50);
   CHECK(p.c == 1.5);
   CHECK(p.rollout == "heuristic_expert");
