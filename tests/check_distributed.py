@@ -109,24 +109,30 @@ def end_job(p):
     p.communicate()
 
 
-def malformed(a, sets):
-    keep_going = ["--mca", "orte_abort_on_non_zero_status", "0"] if a.keep_going else []
-    cmd = (MPIRUN + keep_going + ["-np", "1", a.cfr_run, a.config, "--run-dir", os.path.join(a.work, "run")] + sets
-           + [":", "-np", "1", a.bad_rank, a.bad_mode] + a.widths.split(","))
-    t0 = time.time()
+def run_job(cmd, timeout_message):
+    """Runs an mpirun job to its end (at most 60 s, else fail(timeout_message)): (exit code, output)."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         out, _ = p.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         end_job(p)
-        fail(f"the job did not end within 60 s of rank 1 sending a malformed message ({a.bad_mode})")
-    if p.returncode != a.code:
-        fail(f"{a.bad_mode}: the job exited {p.returncode}, not {a.code}:\n{out[-3000:]}")
+        fail(timeout_message)
+    return p.returncode, out
+
+
+def malformed(a, sets):
+    keep_going = ["--mca", "orte_abort_on_non_zero_status", "0"] if a.keep_going else []
+    cmd = (MPIRUN + keep_going + ["-np", "1", a.cfr_run, a.config, "--run-dir", os.path.join(a.work, "run")] + sets
+           + [":", "-np", "1", a.bad_rank, a.bad_mode] + a.widths.split(","))
+    t0 = time.time()
+    code, out = run_job(cmd, f"the job did not end within 60 s of rank 1 sending a malformed message ({a.bad_mode})")
+    if code != a.code:
+        fail(f"{a.bad_mode}: the job exited {code}, not {a.code}:\n{out[-3000:]}")
     own = re.compile(r"^cfr-run \(rank 0\): .*" + a.expect)
     named = [l for l in out.splitlines() if own.search(l)]
     if not named:
         fail(f"{a.bad_mode}: no line of the learner's matches /{a.expect}/:\n{out[-3000:]}")
-    print(f"check_distributed: {a.bad_mode}: the job ended in {time.time() - t0:.1f} s (exit {p.returncode}): "
+    print(f"check_distributed: {a.bad_mode}: the job ended in {time.time() - t0:.1f} s (exit {code}): "
           f"{named[0].strip()}")
 
 
@@ -142,13 +148,7 @@ def league(a, sets):
     def job(run_dir):
         cmd = (MPIRUN + ["-np", "1", "--wdir", r0, a.cfr_run, a.config, "--run-dir", run_dir] + league_sets
                + [":", "-np", "1", "--wdir", r1, a.cfr_run, a.config, "--run-dir", run_dir] + league_sets)
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        try:
-            out, _ = p.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            end_job(p)
-            fail(f"the job ({run_dir}) did not end within 60 s")
-        return p.returncode, out
+        return run_job(cmd, f"the job ({run_dir}) did not end within 60 s")
 
     rc, out = job(os.path.join(a.work, "differs"))
     if rc != 2:
