@@ -1,6 +1,9 @@
 #include "engine/games/ismcts_bot.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <bitset>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -19,17 +22,57 @@ constexpr std::string_view kWhat = "ismcts?";
 constexpr std::string_view kKeys = "iters, c, rollout, cap, value, scale, bias";
 constexpr int kMaxIters = 200'000;
 
-// One tree node: the action that leads to it from its parent, the seat that chose it, and the
-// statistics of the iterations through it (their rewards for that seat).
+// A move as every deal names it. Card-phase action ids name hand slots, and the same slot holds
+// other cards in other deals (the opponent's unknown cards, the cards drawn from the deck), so
+// the tree keys a card move by the card and play/discard: Card's byte (color·16 + rank) · 2 +
+// discard, below 256; a draw by 256 + (its id − 2·hand_size): the deck or a pile, the same in
+// every deal. Identical cards (wagers of one colour) are one move.
+constexpr int kDrawKeys = 256;
+constexpr int kMaxKeys = kDrawKeys + 1 + kMaxColors;
+using KeySet = std::bitset<kMaxKeys>;
+
+int move_key(const State& d, int action) noexcept {
+  const int h2 = 2 * d.rules().hand_size;
+  if (d.phase() != Phase::kCard) return kDrawKeys + (action - h2);
+  return d.hand_card(d.current_player(), action / 2).v * 2 + (action & 1);
+}
+
+// The legal moves of d by key, each with one action that makes it (the lowest slot's).
+struct LegalMoves {
+  std::array<int, kMaxActionsAnyGame> key{};
+  std::array<int, kMaxActionsAnyGame> action{};
+  int n = 0;
+  KeySet keys;
+
+  explicit LegalMoves(const State& d) noexcept {
+    for (ActionMask m = d.legal_mask(); m != 0; m &= m - 1) {
+      const int a = std::countr_zero(m);
+      const int k = move_key(d, a);
+      if (keys.test(static_cast<std::size_t>(k))) continue;
+      keys.set(static_cast<std::size_t>(k));
+      key[static_cast<std::size_t>(n)] = k;
+      action[static_cast<std::size_t>(n)] = a;
+      ++n;
+    }
+  }
+  int action_of(int k) const noexcept {
+    for (int i = 0; i < n; ++i)
+      if (key[static_cast<std::size_t>(i)] == k) return action[static_cast<std::size_t>(i)];
+    return -1;
+  }
+};
+
+// One tree node: the move that leads to it from its parent (its key), the seat that chose it, and
+// the statistics of the iterations through it (their rewards for that seat).
 struct Node {
   int first_child = -1;
   int next_sibling = -1;
-  int action = -1;
+  int key = -1;
   int mover = 0;
   std::uint32_t visits = 0;
-  std::uint32_t avail = 0;  // iterations in which this action was legal when its parent was selected from
+  std::uint32_t avail = 0;  // iterations in which this move was legal when its parent was selected from
   double reward = 0;
-  ActionMask expanded = 0;  // the actions that have a child
+  KeySet expanded;  // the moves that have a child
 };
 
 class IsmctsBot final : public Bot {
@@ -42,8 +85,8 @@ class IsmctsBot final : public Bot {
 
   int choose_action(const State& s, Rng& rng) override {
     CFR_CHECK(!s.is_terminal(), "no legal action (terminal state)");
-    const ActionMask legal = s.legal_mask();
-    if (mask_count(legal) == 1) return mask_nth(legal, 0);
+    const LegalMoves root(s);
+    if (root.n == 1) return root.action[0];
     const int me = s.current_player();
     nodes_.clear();
     nodes_.reserve(static_cast<std::size_t>(p_.iters) + 1);
@@ -62,7 +105,7 @@ class IsmctsBot final : public Bot {
         node.reward += node.mover == 0 ? r0 : 1.0 - r0;
       }
     }
-    // The most visited child of the root; ties to the higher mean reward, then the lower action id.
+    // The most visited child of the root; ties to the higher mean reward, then the lower key.
     int best = -1;
     for (int ch = nodes_[0].first_child; ch >= 0; ch = nodes_[static_cast<std::size_t>(ch)].next_sibling) {
       const Node& c = nodes_[static_cast<std::size_t>(ch)];
@@ -72,36 +115,43 @@ class IsmctsBot final : public Bot {
       }
       const Node& b = nodes_[static_cast<std::size_t>(best)];
       const double cm = c.reward / c.visits, bm = b.reward / b.visits;
-      if (c.visits > b.visits || (c.visits == b.visits && (cm > bm || (cm == bm && c.action < b.action)))) best = ch;
+      if (c.visits > b.visits || (c.visits == b.visits && (cm > bm || (cm == bm && c.key < b.key)))) best = ch;
     }
-    return nodes_[static_cast<std::size_t>(best)].action;
+    return root.action_of(nodes_[static_cast<std::size_t>(best)].key);
   }
 
  private:
-  // Selection by UCB among the children legal in d, down to a node with an untried legal action:
+  // Selection by UCB among the children legal in d, down to a node with an untried legal move:
   // one is added (drawn uniformly; the rollout bot's move first under a progressive bias) and
   // played. Stops at the end of the game too.
   void descend(State& d, Rng& rng) {
     int node = 0;
     while (!d.is_terminal()) {
-      const ActionMask lm = d.legal_mask();
-      const ActionMask fresh = lm & ~nodes_[static_cast<std::size_t>(node)].expanded;
+      const LegalMoves legal(d);
+      const KeySet fresh = legal.keys & ~nodes_[static_cast<std::size_t>(node)].expanded;
       // The rollout bot's move here, when its progressive bias is on: tried first, then favoured.
-      const int hint = p_.bias > 0 ? rollout_->choose_action(d, rng) : -1;
-      if (fresh != 0) {
-        const int a = mask_has(fresh, hint)
-                          ? hint
-                          : mask_nth(fresh, static_cast<int>(rng.below(static_cast<std::uint32_t>(mask_count(fresh)))));
+      const int hint = p_.bias > 0 ? move_key(d, rollout_->choose_action(d, rng)) : -1;
+      if (fresh.any()) {
+        int k = hint;
+        if (k < 0 || !fresh.test(static_cast<std::size_t>(k))) {
+          // The j-th fresh move in the order of the legal list.
+          int j = static_cast<int>(rng.below(static_cast<std::uint32_t>(fresh.count())));
+          for (int i = 0; i < legal.n; ++i)
+            if (fresh.test(static_cast<std::size_t>(legal.key[static_cast<std::size_t>(i)])) && j-- == 0) {
+              k = legal.key[static_cast<std::size_t>(i)];
+              break;
+            }
+        }
         const int child = static_cast<int>(nodes_.size());
         Node n;
-        n.action = a;
+        n.key = k;
         n.mover = d.current_player();
         n.avail = 1;
         n.next_sibling = nodes_[static_cast<std::size_t>(node)].first_child;
         nodes_[static_cast<std::size_t>(node)].first_child = child;
-        nodes_[static_cast<std::size_t>(node)].expanded |= ActionMask{1} << a;
+        nodes_[static_cast<std::size_t>(node)].expanded.set(static_cast<std::size_t>(k));
         nodes_.push_back(n);
-        d.apply_action(a);
+        d.apply_action(legal.action_of(k));
         path_.push_back(child);
         return;
       }
@@ -110,16 +160,16 @@ class IsmctsBot final : public Bot {
       for (int ch = nodes_[static_cast<std::size_t>(node)].first_child; ch >= 0;
            ch = nodes_[static_cast<std::size_t>(ch)].next_sibling) {
         Node& c = nodes_[static_cast<std::size_t>(ch)];
-        if (!mask_has(lm, c.action)) continue;
+        if (!legal.keys.test(static_cast<std::size_t>(c.key))) continue;
         ++c.avail;
         const double u = c.reward / c.visits + p_.c * std::sqrt(std::log(static_cast<double>(c.avail)) / c.visits) +
-                         (c.action == hint ? p_.bias / (c.visits + 1.0) : 0.0);
+                         (c.key == hint ? p_.bias / (c.visits + 1.0) : 0.0);
         if (u > best_u) {
           best_u = u;
           best = ch;
         }
       }
-      d.apply_action(nodes_[static_cast<std::size_t>(best)].action);
+      d.apply_action(legal.action_of(nodes_[static_cast<std::size_t>(best)].key));
       path_.push_back(best);
       node = best;
     }

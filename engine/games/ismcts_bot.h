@@ -2,9 +2,10 @@
 // ismcts: a search bot that needs no network, for the evaluation pool (docs/lost-cities.md,
 // "ismcts"). Single-observer information-set MCTS (Cowling, Powley, Whitehouse 2012): every
 // iteration draws a deal consistent with what the mover has seen (State::resample_hidden),
-// descends one tree of action ids shared by all the deals (both seats' moves; an action is
-// selectable only where it is legal in the iteration's deal, and its UCB term counts the
-// iterations in which it was: availability), adds one node, finishes the game with a rule bot
+// descends one tree of moves shared by all the deals (both seats' moves, a card move named by
+// its card, not its hand slot, which holds other cards in other deals; a move is selectable only
+// where it is legal in the iteration's deal, and its UCB term counts the iterations in which it
+// was: availability), adds one node, finishes the game with a rule bot
 // (`rollout`) and backs the result up, each node scoring it for the seat that chose its action.
 // The move played is the root's most visited. With `bias` > 0 the rollout bot's move at each node
 // is tried first and favoured by a progressive bias that fades with its visits.
