@@ -393,6 +393,11 @@ void GameRoom::serve_slot(std::shared_ptr<Slot> s) {
             waiting.push_back(i);
             break;
           case Turn::Kind::kMove:
+            // A move queued for a game its failed opponent ended meanwhile (opponent_failed) is refused.
+            if (!g.ended_message.empty()) {
+              results[i] = {409, error_json("the game was ended: " + g.ended_message)};
+              break;
+            }
             g.last_opponent_moves.clear();
             tell_move(g, t.action);
             results[i].first = 200;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <mutex>
 #include <vector>
 
 #include <fmt/format.h>
@@ -29,6 +30,7 @@ constexpr int kMaxIters = 200'000;
 // every deal. Identical cards (wagers of one colour) are one move.
 constexpr int kDrawKeys = 256;
 constexpr int kMaxKeys = kDrawKeys + 1 + kMaxColors;
+static_assert((((kMaxColors - 1) << 4) | kMaxRanks) * 2 + 1 < kDrawKeys, "card keys must stay below the draw keys");
 using KeySet = std::bitset<kMaxKeys>;
 
 int move_key(const State& d, int action) noexcept {
@@ -85,6 +87,9 @@ class IsmctsBot final : public Bot {
 
   int choose_action(const State& s, Rng& rng) override {
     CFR_CHECK(!s.is_terminal(), "no legal action (terminal state)");
+    // The tree lives in members: traversal threads sharing one opponent bot take turns. Nothing
+    // carries over between decisions, so the order they take changes no move.
+    const std::lock_guard lock(mu_);
     const LegalMoves root(s);
     if (root.n == 1) return root.action[0];
     const int me = s.current_player();
@@ -186,6 +191,7 @@ class IsmctsBot final : public Bot {
   std::unique_ptr<Bot> rollout_;
   std::vector<Node> nodes_;  // the tree, reused from decision to decision
   std::vector<int> path_;    // the nodes of one iteration's descent
+  std::mutex mu_;            // one decision at a time
 };
 
 }  // namespace

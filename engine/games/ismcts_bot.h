@@ -43,7 +43,7 @@ bool names_ismcts(std::string_view name) noexcept;
 
 /// IsmctsParams from the part after the '?'. Throws InputError naming the key and its range for an
 /// unknown or repeated key, a value out of range, or a rollout that is not a rule bot (any bot
-/// name or heuristic_expert variant but ismcts itself).
+/// name or heuristic_expert variant of one key, the spec's &s being its own, but ismcts itself).
 IsmctsParams parse_ismcts_params(std::string_view query);
 
 /// The bot, named `name` in reports (its spec as given; "ismcts" by default).

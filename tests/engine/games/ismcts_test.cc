@@ -35,7 +35,9 @@ std::vector<int> self_play(Bot& bot, const Rules& r, std::uint64_t seed, std::ui
 
 TEST_CASE("ismcts plays legal moves on every rule set tried and a game is reproducible from its rng") {
   for (const Rules& r : {Rules{}, Rules{.n_colors = 3, .n_ranks = 6, .n_handshakes = 2, .hand_size = 5},
-                         Rules{.n_colors = 7, .n_ranks = 12, .n_handshakes = 0, .hand_size = 12, .bonus_threshold = 3}}) {
+                         Rules{.n_colors = 7, .n_ranks = 12, .n_handshakes = 0, .hand_size = 12, .bonus_threshold = 3},
+                         // the largest rules: the largest move keys (the top card byte, the last pile)
+                         Rules{.n_colors = 8, .n_ranks = 12, .n_handshakes = 4, .hand_size = 12}}) {
     auto bot = make_bot("ismcts?iters=24&rollout=random&bias=0", r);
     CHECK(bot->name() == "ismcts?iters=24&rollout=random&bias=0");
     CHECK_FALSE(bot->deterministic());
