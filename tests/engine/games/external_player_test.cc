@@ -194,16 +194,19 @@ long starts_logged(const std::filesystem::path& log) {
   for (std::string line; std::getline(in, line);) n += line == "start";
   return n;
 }
+// The counting player written at `script` and started with its log in `dir`.
+std::unique_ptr<BatchBot> counter_player(const TempDir& dir, const std::filesystem::path& script, ExternalOptions opts) {
+  write_player(script);
+  opts.log_dir = dir.path.string();
+  return make_external_player(script.string(), Rules{}, opts);
+}
 }  // namespace
 
 TEST_CASE("an external player hears games started and ended without decisions as they go, not in one backlog") {
   if (!std::filesystem::exists("/usr/bin/python3")) return;
   TempDir dir;
   const auto script = dir.path / "counter.py";
-  write_player(script);
-  ExternalOptions opts;
-  opts.log_dir = dir.path.string();
-  auto p = make_external_player(script.string(), Rules{}, opts);
+  auto p = counter_player(dir, script, ExternalOptions{});
   const State s = State::deal(Rules{}, 1);
   // About 200 bytes of events a game: 3000 games are 600 KB, queued whole before (until a decision).
   constexpr int kGames = 3000;
@@ -224,11 +227,7 @@ TEST_CASE("an external player that cannot be started again: a cause without a pa
   if (!std::filesystem::exists("/usr/bin/python3")) return;
   TempDir dir;
   const auto script = dir.path / "counter.py";
-  write_player(script);
-  ExternalOptions opts;
-  opts.log_dir = dir.path.string();
-  opts.move_timeout_s = 5;
-  auto p = make_external_player(script.string(), Rules{}, opts);
+  auto p = counter_player(dir, script, ExternalOptions{.move_timeout_s = 5});
   const State s = State::deal(Rules{}, 1);
   p->game_started(0, 0, 1);
   const State* states[1] = {&s};
