@@ -16,6 +16,7 @@
 #include "engine/core/errors.h"
 #include "engine/core/rng.h"
 #include "engine/games/bots.h"
+#include "engine/games/ismcts_bot.h"
 #include "engine/games/opponent_turns.h"
 #include "engine/traversal/determinized_search.h"
 #include "engine/traversal/traversal.h"
@@ -50,7 +51,7 @@ constexpr int kBotDraws = 16;  // draws of a bot that consults its RNG, to estim
 
 constexpr std::string_view kSearchKeys =
     "k, n, prior, z, cap, depth, rollout, opp, hist, eps, sched, chunk, belief, pool, btemp, ess, reply, peek, win, rtemp, sims, "
-    "wave, c, turn, nest, nn, nd";
+    "wave, c, turn, nest, nn, nd, ismcts, iw, sym";
 
 }  // namespace
 
@@ -143,6 +144,12 @@ SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint
       o.nest_deals = parse_int(key, v, 1, 1024);
     } else if (key == "nd") {
       o.nest_depth = parse_int(key, v, 0, 100000);
+    } else if (key == "ismcts") {
+      o.ismcts_iters = parse_int(key, v, 0, 200000);
+    } else if (key == "sym") {
+      o.sym = parse_int(key, v, 1, 128);
+    } else if (key == "iw") {
+      o.ismcts_weight = parse_real(key, v, 0, kInf, false, "≥ 0");
     } else if (key == "btemp") {
       o.belief_temp = parse_real(key, v, 0, kInf, true, "> 0");
     } else {
@@ -325,7 +332,29 @@ class SearchBatchBot final : public lc::BatchBot {
         o_(o),
         name_(std::move(name)),
         scheduler_((register_builtin_schedulers(), make_scheduler(o_.scheduler))) {
-    if (!o_.rollout_bot.empty()) bot_ = lc::make_bot(o_.rollout_bot, policy_.config.rules);  // InputError: unknown bot
+    if (o_.sym > 1) {  // the identity, then distinct namings drawn from a fixed stream
+      const int C = policy_.config.rules.n_colors;
+      std::vector<int> id(static_cast<std::size_t>(C));
+      std::iota(id.begin(), id.end(), 0);
+      perms_.push_back(id);
+      long namings = 1;
+      for (int c = 2; c <= C; ++c) namings *= c;
+      Rng rng(derive_seed(kSearchStream + 3, 0, 0, 0));
+      while (static_cast<long>(perms_.size()) < std::min<long>(o_.sym, namings)) {
+        std::vector<int> p = id;
+        for (int c = C - 1; c > 0; --c)
+          std::swap(p[static_cast<std::size_t>(c)], p[rng.below(static_cast<std::uint32_t>(c + 1))]);
+        if (std::find(perms_.begin(), perms_.end(), p) == perms_.end()) perms_.push_back(std::move(p));
+      }
+    }
+    if (o_.ismcts_iters > 0) {
+      lc::IsmctsParams ip;
+      ip.iters = o_.ismcts_iters;
+      if (!o_.rollout_bot.empty()) ip.rollout = o_.rollout_bot;
+      ismcts_ = std::make_unique<lc::IsmctsSearch>(policy_.config.rules, std::move(ip));
+    } else if (!o_.rollout_bot.empty()) {
+      bot_ = lc::make_bot(o_.rollout_bot, policy_.config.rules);  // InputError: unknown bot
+    }
     for (const std::string& m : o_.opponent_models)  // one instance each to weigh the models; InputError: unknown bot
       model_bots_.push_back(m == "net" ? nullptr : lc::make_bot(m.substr(4), policy_.config.rules));
     opp_bots_.resize(model_bots_.size());
@@ -357,13 +386,28 @@ class SearchBatchBot final : public lc::BatchBot {
     forward(roots);
     std::vector<std::array<float, kMaxTraversalActions>> prior(n);
     std::vector<std::vector<int>> candidates(n);
+    for (std::size_t i = 0; i < n; ++i)
+      masked_softmax(out_.data() + i * A, states[i]->legal_mask(), static_cast<int>(A), prior[i].data());
+    if (perms_.size() > 1) symmetrize(states, prior);
     for (std::size_t i = 0; i < n; ++i) {
       const ActionMask legal = states[i]->legal_mask();
-      masked_softmax(out_.data() + i * A, legal, static_cast<int>(A), prior[i].data());
       std::array<int, kMaxSearchCandidates> ids{};
       const int k = search_candidates(prior[i].data(), legal, o_.top_k, ids);
       candidates[i].assign(ids.begin(), ids.begin() + k);
       actions[i] = candidates[i][0];  // the network's move, unless search finds better
+    }
+    if (ismcts_) {  // information-set MCTS from the network's prior instead
+      for (std::size_t i = 0; i < n; ++i) {
+        if (std::popcount(states[i]->legal_mask()) < 2) continue;
+        Rng rng(derive_seed(kSearchStream + 2, static_cast<std::uint64_t>(games[i]),
+                            static_cast<std::uint64_t>(states[i]->move_count())));
+        actions[i] = ismcts_->decide(*states[i], rng, prior[i].data(), o_.ismcts_weight);
+        if (actions[i] != candidates[i][0]) ++overrides_;
+        ++searched_;
+      }
+      decisions_ += static_cast<long>(n);
+      seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return;
     }
     if (o_.sims > 0) {  // a tree over the turn instead
       tree_search(states, games, prior, candidates, actions);
@@ -640,6 +684,36 @@ class SearchBatchBot final : public lc::BatchBot {
 
   void forward(const std::vector<const lc::State*>& states) { forward_states(net_, game_, states, in_, out_, legal_); }
 
+  /// sym=K: each decision's prior becomes the mean of the network's probabilities over the state
+  /// under the K colour namings of perms_ (the identity first), each mapped back to this naming
+  /// (card actions name hand slots and stay; pile c's draw is pile to[c]'s under `to`).
+  void symmetrize(std::span<const lc::State* const> states, std::vector<std::array<float, kMaxTraversalActions>>& prior) {
+    const std::size_t n = states.size(), A = static_cast<std::size_t>(game_.num_actions()), K = perms_.size();
+    const int D = policy_.config.rules.draw_deck_action();
+    sym_states_.clear();
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t k = 1; k < K; ++k) {
+        sym_states_.push_back(*states[i]);
+        sym_states_.back().permute_colors(perms_[k]);
+      }
+    std::vector<const lc::State*> ptrs;
+    ptrs.reserve(sym_states_.size());
+    for (const lc::State& t : sym_states_) ptrs.push_back(&t);
+    forward(ptrs);
+    std::array<float, kMaxTraversalActions> probs{};
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t k = 1; k < K; ++k) {
+        const std::size_t row = i * (K - 1) + (k - 1);
+        masked_softmax(out_.data() + row * A, sym_states_[row].legal_mask(), static_cast<int>(A), probs.data());
+        for (std::size_t a = 0; a < A; ++a) {
+          const int b = static_cast<int>(a) > D ? D + 1 + perms_[k][a - static_cast<std::size_t>(D) - 1] : static_cast<int>(a);
+          prior[i][a] += probs[static_cast<std::size_t>(b)];
+        }
+      }
+      for (std::size_t a = 0; a < A; ++a) prior[i][a] /= static_cast<float>(K);
+    }
+  }
+
   int pool_size() const noexcept { return o_.pool > 0 ? o_.pool : 4 * o_.deals; }
 
   /// The opponent's last `max_moves` recorded moves rebuilt on each deal of `root` drawn from the
@@ -817,6 +891,9 @@ class SearchBatchBot final : public lc::BatchBot {
   std::vector<float> in_, out_;
   std::vector<ActionMask> legal_;
   std::unique_ptr<lc::Bot> bot_;
+  std::unique_ptr<lc::IsmctsSearch> ismcts_;  // ismcts=N
+  std::vector<std::vector<int>> perms_;       // sym=K: the colour namings the prior averages over (the identity first)
+  std::vector<lc::State> sym_states_;
   std::vector<std::unique_ptr<lc::Bot>> model_bots_;             // opp=...: one a model (null: the network)
   std::vector<std::vector<std::unique_ptr<lc::Bot>>> opp_bots_;  // per model, one a rollout in flight
   std::vector<double> model_mass_;                               // per model, the posterior summed over weighed decisions
@@ -889,6 +966,21 @@ std::unique_ptr<lc::BatchBot> make_search_player(const std::string& spec, const 
                                  : o.replies > 1    ? "reply"
                                  : o.peek > 0       ? "peek"
                                                     : "rollout=bot"));
+  if (o.ismcts_iters > 0) {
+    const char* other = o.sims > 0                   ? "sims"
+                        : o.nest_k > 1               ? "nest"
+                        : !o.opponent_models.empty() ? "opp"
+                        : o.replies > 1              ? "reply"
+                        : o.belief_turns > 0         ? "belief"
+                        : o.peek > 0                 ? "peek"
+                        : o.depth > 0                ? "depth"
+                                                     : nullptr;
+    if (other != nullptr)
+      throw InputError(
+          fmt::format("search:{}: ismcts={} with {}: that key belongs to the network's rollouts", path, o.ismcts_iters, other));
+    if (!o.rollout_bot.empty() && lc::names_ismcts(o.rollout_bot))
+      throw InputError(fmt::format("search:{}: rollout=bot:{}: ismcts's rollouts are a rule bot's", path, o.rollout_bot));
+  }
   return std::make_unique<SearchBatchBot>(std::move(p), o, "search:" + spec);  // named as given, like checkpoint:PATH
 }
 

@@ -91,12 +91,26 @@ struct SearchOptions {
   int nest_k = 0;
   int nest_deals = 8;   // nn=N: the nested search's deals
   int nest_depth = -1;  // nd=D: the nested rollouts' moves before the value leaf (−1: depth's; 0: to the end)
+  /// ismcts=N > 0: information-set MCTS instead (engine/games/ismcts_bot.h, the `ismcts` bot's
+  /// defaults: c=0.2, heuristic_expert rollouts or rollout=bot:NAME's, the rollout bot's progressive
+  /// bias below the root) of N iterations, whose root moves are biased toward the network's
+  /// probabilities by iw · π / (visits + 1), its most probable move tried first; the root's most
+  /// visited move is played. k, n, prior, z and the network's rollouts are unused; refused with
+  /// sims, nest, opp, reply, belief, peek and depth. 0: off.
+  int ismcts_iters = 0;
+  double ismcts_weight = 1.0;  // iw=W
+  /// sym=K > 1: the network's probabilities at the decision (the candidates and the prior; not the
+  /// rollouts') averaged over K namings of the colours (the identity and K − 1 others drawn once
+  /// from a fixed stream, at most n_colors! in all): Lost Cities treats every colour alike, so each
+  /// naming is the same position, and the mean is a test-time ensemble of the one network. With k=1
+  /// the player is that averaged network, greedy.
+  int sym = 1;
 };
 
 /// Parses
 /// "CHECKPOINT?k=3&n=8&prior=20&z=0&cap=200&depth=0&rollout=sampled|greedy|bot:NAME&opp=net|bot:NAME|...&hist=L&eps=E&sched=NAME&chunk=N
-/// &belief=L&pool=M&btemp=T&ess=F&reply=M&peek=0|1|2&win=W&rtemp=T&sims=S&wave=B&c=C&turn=D&nest=K&nn=N&nd=D" (all keys
-/// optional); InputError naming a bad key or value.
+/// &belief=L&pool=M&btemp=T&ess=F&reply=M&peek=0|1|2&win=W&rtemp=T&sims=S&wave=B&c=C&turn=D&nest=K&nn=N&nd=D&ismcts=N&iw=W&sym=K"
+/// (all keys optional); InputError naming a bad key or value.
 SearchOptions parse_search_spec(const std::string& spec, std::string& checkpoint);
 
 /// The search player over a checkpoint's strategy network. Its RNG streams: deal j of game g's

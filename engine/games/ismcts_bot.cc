@@ -77,65 +77,88 @@ struct Node {
   KeySet expanded;  // the moves that have a child
 };
 
-class IsmctsBot final : public Bot {
- public:
-  IsmctsBot(const Rules& rules, IsmctsParams params, std::string name)
-      : p_(std::move(params)), name_(std::move(name)), rollout_(make_bot(p_.rollout, rules)) {}
+}  // namespace
 
-  std::string_view name() const noexcept override { return name_; }
-  bool deterministic() const noexcept override { return false; }
+// The search's state: its tree (reused from decision to decision), one descent's path, and the
+// root's prior by move key while a decision has one.
+struct IsmctsSearch::Impl {
+  IsmctsParams p;
+  std::unique_ptr<Bot> rollout;
+  std::vector<Node> nodes;
+  std::vector<int> path;
+  std::array<float, kMaxKeys> root_prior{};
+  double root_weight = 0;  // 0: the root is biased like every node (toward the rollout bot's move)
 
-  int choose_action(const State& s, Rng& rng) override {
+  Impl(const Rules& rules, IsmctsParams params) : p(std::move(params)), rollout(make_bot(p.rollout, rules)) {}
+
+  int decide(const State& s, Rng& rng, const float* prior, double weight) {
     CFR_CHECK(!s.is_terminal(), "no legal action (terminal state)");
-    // The tree lives in members: traversal threads sharing one opponent bot take turns. Nothing
-    // carries over between decisions, so the order they take changes no move.
-    const std::lock_guard lock(mu_);
     const LegalMoves root(s);
     if (root.n == 1) return root.action[0];
+    root_weight = prior != nullptr ? weight : 0;
+    if (prior != nullptr) {  // by key: identical cards (wagers) in two slots are one move, their mass summed
+      root_prior.fill(0);
+      for (ActionMask m = s.legal_mask(); m != 0; m &= m - 1) {
+        const int a = std::countr_zero(m);
+        root_prior[static_cast<std::size_t>(move_key(s, a))] += prior[a];
+      }
+    }
     const int me = s.current_player();
-    nodes_.clear();
-    nodes_.reserve(static_cast<std::size_t>(p_.iters) + 1);
-    nodes_.push_back(Node{});
-    for (int it = 0; it < p_.iters; ++it) {
+    nodes.clear();
+    nodes.reserve(static_cast<std::size_t>(p.iters) + 1);
+    nodes.push_back(Node{});
+    for (int it = 0; it < p.iters; ++it) {
       State d = s;
       d.resample_hidden(me, rng);
-      path_.clear();
-      path_.push_back(0);
+      path.clear();
+      path.push_back(0);
       descend(d, rng);
-      for (int m = 0; m < p_.cap && !d.is_terminal(); ++m) d.apply_action(rollout_->choose_action(d, rng));
+      for (int m = 0; m < p.cap && !d.is_terminal(); ++m) d.apply_action(rollout->choose_action(d, rng));
       const double r0 = reward_for_seat0(d);
-      for (const int n : path_) {
-        Node& node = nodes_[static_cast<std::size_t>(n)];
+      for (const int n : path) {
+        Node& node = nodes[static_cast<std::size_t>(n)];
         ++node.visits;
         node.reward += node.mover == 0 ? r0 : 1.0 - r0;
       }
     }
     // The most visited child of the root; ties to the higher mean reward, then the lower key.
     int best = -1;
-    for (int ch = nodes_[0].first_child; ch >= 0; ch = nodes_[static_cast<std::size_t>(ch)].next_sibling) {
-      const Node& c = nodes_[static_cast<std::size_t>(ch)];
+    for (int ch = nodes[0].first_child; ch >= 0; ch = nodes[static_cast<std::size_t>(ch)].next_sibling) {
+      const Node& c = nodes[static_cast<std::size_t>(ch)];
       if (best < 0) {
         best = ch;
         continue;
       }
-      const Node& b = nodes_[static_cast<std::size_t>(best)];
+      const Node& b = nodes[static_cast<std::size_t>(best)];
       const double cm = c.reward / c.visits, bm = b.reward / b.visits;
       if (c.visits > b.visits || (c.visits == b.visits && (cm > bm || (cm == bm && c.key < b.key)))) best = ch;
     }
-    return root.action_of(nodes_[static_cast<std::size_t>(best)].key);
+    return root.action_of(nodes[static_cast<std::size_t>(best)].key);
   }
 
- private:
   // Selection by UCB among the children legal in d, down to a node with an untried legal move:
-  // one is added (drawn uniformly; the rollout bot's move first under a progressive bias) and
-  // played. Stops at the end of the game too.
+  // one is added (drawn uniformly; the rollout bot's move first under a progressive bias, at a
+  // root with a prior its most probable move) and played. Stops at the end of the game too.
   void descend(State& d, Rng& rng) {
     int node = 0;
     while (!d.is_terminal()) {
       const LegalMoves legal(d);
-      const KeySet fresh = legal.keys & ~nodes_[static_cast<std::size_t>(node)].expanded;
+      const KeySet fresh = legal.keys & ~nodes[static_cast<std::size_t>(node)].expanded;
+      const bool prior_here = node == 0 && root_weight > 0;
       // The rollout bot's move here, when its progressive bias is on: tried first, then favoured.
-      const int hint = p_.bias > 0 ? move_key(d, rollout_->choose_action(d, rng)) : -1;
+      int hint = -1;
+      if (prior_here) {
+        float top = -1;
+        for (int i = 0; i < legal.n; ++i) {
+          const int k = legal.key[static_cast<std::size_t>(i)];
+          if (fresh.test(static_cast<std::size_t>(k)) && root_prior[static_cast<std::size_t>(k)] > top) {
+            top = root_prior[static_cast<std::size_t>(k)];
+            hint = k;
+          }
+        }
+      } else if (p.bias > 0) {
+        hint = move_key(d, rollout->choose_action(d, rng));
+      }
       if (fresh.any()) {
         int k = hint;
         if (k < 0 || !fresh.test(static_cast<std::size_t>(k))) {
@@ -147,51 +170,82 @@ class IsmctsBot final : public Bot {
               break;
             }
         }
-        const int child = static_cast<int>(nodes_.size());
+        const int child = static_cast<int>(nodes.size());
         Node n;
         n.key = k;
         n.mover = d.current_player();
         n.avail = 1;
-        n.next_sibling = nodes_[static_cast<std::size_t>(node)].first_child;
-        nodes_[static_cast<std::size_t>(node)].first_child = child;
-        nodes_[static_cast<std::size_t>(node)].expanded.set(static_cast<std::size_t>(k));
-        nodes_.push_back(n);
+        n.next_sibling = nodes[static_cast<std::size_t>(node)].first_child;
+        nodes[static_cast<std::size_t>(node)].first_child = child;
+        nodes[static_cast<std::size_t>(node)].expanded.set(static_cast<std::size_t>(k));
+        nodes.push_back(n);
         d.apply_action(legal.action_of(k));
-        path_.push_back(child);
+        path.push_back(child);
         return;
       }
       int best = -1;
       double best_u = -std::numeric_limits<double>::infinity();
-      for (int ch = nodes_[static_cast<std::size_t>(node)].first_child; ch >= 0;
-           ch = nodes_[static_cast<std::size_t>(ch)].next_sibling) {
-        Node& c = nodes_[static_cast<std::size_t>(ch)];
+      for (int ch = nodes[static_cast<std::size_t>(node)].first_child; ch >= 0;
+           ch = nodes[static_cast<std::size_t>(ch)].next_sibling) {
+        Node& c = nodes[static_cast<std::size_t>(ch)];
         if (!legal.keys.test(static_cast<std::size_t>(c.key))) continue;
         ++c.avail;
-        const double u = c.reward / c.visits + p_.c * std::sqrt(std::log(static_cast<double>(c.avail)) / c.visits) +
-                         (c.key == hint ? p_.bias / (c.visits + 1.0) : 0.0);
+        const double bias = prior_here      ? root_weight * root_prior[static_cast<std::size_t>(c.key)] / (c.visits + 1.0)
+                            : c.key == hint ? p.bias / (c.visits + 1.0)
+                                            : 0.0;
+        const double u = c.reward / c.visits + p.c * std::sqrt(std::log(static_cast<double>(c.avail)) / c.visits) + bias;
         if (u > best_u) {
           best_u = u;
           best = ch;
         }
       }
-      d.apply_action(legal.action_of(nodes_[static_cast<std::size_t>(best)].key));
-      path_.push_back(best);
+      d.apply_action(legal.action_of(nodes[static_cast<std::size_t>(best)].key));
+      path.push_back(best);
       node = best;
     }
   }
 
   double reward_for_seat0(const State& d) const noexcept {
     const double diff = d.returns(0);
-    if (p_.value == "win") return diff > 0 ? 1.0 : diff < 0 ? 0.0 : 0.5;
-    return std::clamp(0.5 + diff / (2 * p_.scale), 0.0, 1.0);
+    if (p.value == "win") return diff > 0 ? 1.0 : diff < 0 ? 0.0 : 0.5;
+    return std::clamp(0.5 + diff / (2 * p.scale), 0.0, 1.0);
+  }
+};
+
+IsmctsSearch::IsmctsSearch(const Rules& rules, IsmctsParams params) {
+  rules.validate();
+  CFR_CHECK(params.iters >= 1 && params.iters <= kMaxIters, "ismcts: iters out of range");
+  impl_ = std::make_unique<Impl>(rules, std::move(params));
+}
+IsmctsSearch::~IsmctsSearch() = default;
+IsmctsSearch::IsmctsSearch(IsmctsSearch&&) noexcept = default;
+IsmctsSearch& IsmctsSearch::operator=(IsmctsSearch&&) noexcept = default;
+
+int IsmctsSearch::decide(const State& s, Rng& rng, const float* root_prior, double root_weight) {
+  return impl_->decide(s, rng, root_prior, root_weight);
+}
+
+namespace {
+
+class IsmctsBot final : public Bot {
+ public:
+  IsmctsBot(const Rules& rules, IsmctsParams params, std::string name)
+      : name_(std::move(name)), search_(rules, std::move(params)) {}
+
+  std::string_view name() const noexcept override { return name_; }
+  bool deterministic() const noexcept override { return false; }
+
+  int choose_action(const State& s, Rng& rng) override {
+    // The tree lives in the search: traversal threads sharing one opponent bot take turns. Nothing
+    // carries over between decisions, so the order they take changes no move.
+    const std::lock_guard lock(mu_);
+    return search_.decide(s, rng);
   }
 
-  IsmctsParams p_;
+ private:
   std::string name_;
-  std::unique_ptr<Bot> rollout_;
-  std::vector<Node> nodes_;  // the tree, reused from decision to decision
-  std::vector<int> path_;    // the nodes of one iteration's descent
-  std::mutex mu_;            // one decision at a time
+  IsmctsSearch search_;
+  std::mutex mu_;  // one decision at a time
 };
 
 }  // namespace
@@ -228,8 +282,6 @@ IsmctsParams parse_ismcts_params(std::string_view query) {
 }
 
 std::unique_ptr<Bot> make_ismcts_bot(const Rules& rules, IsmctsParams params, std::string name) {
-  rules.validate();
-  CFR_CHECK(params.iters >= 1 && params.iters <= kMaxIters, "ismcts: iters out of range");
   return std::make_unique<IsmctsBot>(rules, std::move(params), std::move(name));
 }
 

@@ -35,6 +35,25 @@ struct IsmctsParams {
   double bias = 1;
 };
 
+/// The search itself, for a player that brings a prior over the root's moves (the search
+/// player's `ismcts=N`: its network's probabilities). Not thread-safe: one decision at a time.
+class IsmctsSearch {
+ public:
+  IsmctsSearch(const Rules& rules, IsmctsParams params);  // params checked by parse_ismcts_params
+  ~IsmctsSearch();
+  IsmctsSearch(IsmctsSearch&&) noexcept;
+  IsmctsSearch& operator=(IsmctsSearch&&) noexcept;
+
+  /// The move for the player to move in s. With root_prior (probabilities by action id, over s's
+  /// legal actions) and root_weight > 0, the root's moves are biased by root_weight · prior / (visits
+  /// + 1), its most probable untried move added first, in place of the rollout bot's move there.
+  int decide(const State& s, Rng& rng, const float* root_prior = nullptr, double root_weight = 0);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 /// The spec's prefix: "ismcts?iters=2000&rollout=heuristic_expert".
 inline constexpr std::string_view kIsmctsPrefix = "ismcts?";
 

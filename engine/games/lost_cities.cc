@@ -366,6 +366,38 @@ void State::set_unknown_hand(int p, std::span<const Card> cards) {
     if (((known >> i) & 1U) == 0) hand_[p][i] = cards[static_cast<std::size_t>(j++)];
 }
 
+void State::permute_colors(std::span<const int> to) {
+  const int C = rules_.n_colors;
+  CFR_CHECK(static_cast<int>(to.size()) == C, "permute_colors: one new colour per colour");
+  std::uint32_t seen = 0;
+  for (const int d : to) {
+    CFR_CHECK(d >= 0 && d < C && (seen & (1u << d)) == 0, "permute_colors: not a permutation of the colours");
+    seen |= 1u << d;
+  }
+  const auto map = [&](Card c) { return Card::make(to[static_cast<std::size_t>(c.color())], c.rank()); };
+  for (int i = 0; i < deck_len_; ++i) deck_[i] = map(deck_[i]);
+  for (int p = 0; p < 2; ++p)
+    for (int i = 0; i < hand_len_[p]; ++i) hand_[p][i] = map(hand_[p][i]);
+  const auto pile = pile_;
+  const auto pile_len = pile_len_;
+  const auto exp_cards = exp_cards_;
+  const auto exp = exp_;
+  const auto counts = public_count_;
+  nonempty_piles_ = 0;
+  for (int c = 0; c < C; ++c) {
+    const auto d = static_cast<std::size_t>(to[static_cast<std::size_t>(c)]);
+    pile_len_[d] = pile_len[c];
+    for (int i = 0; i < pile_len[c]; ++i) pile_[d][i] = map(pile[c][i]);
+    if (pile_len[c] > 0) nonempty_piles_ |= static_cast<std::uint8_t>(1u << d);
+    public_count_[d] = counts[c];
+    for (int p = 0; p < 2; ++p) {
+      exp_[p][d] = exp[p][c];
+      for (int i = 0; i < exp[p][c].len; ++i) exp_cards_[p][d][i] = map(exp_cards[p][c][i]);
+    }
+  }
+  if (pending_color_ != kNoColor) pending_color_ = static_cast<std::uint8_t>(to[pending_color_]);
+}
+
 bool operator==(const State& a, const State& b) {
   if (!(a.rules_ == b.rules_) || a.deck_len_ != b.deck_len_ || a.hand_len_ != b.hand_len_ ||
       a.current_player_ != b.current_player_ || a.phase_ != b.phase_ || a.pending_color_ != b.pending_color_ ||

@@ -248,6 +248,14 @@ class State {
   /// p has unknown slots and is a sub-multiset of those slots' cards and the deck's.
   void set_unknown_hand(int p, std::span<const Card> cards);
 
+  /// Relabels the colours: every card of colour c becomes colour to[c] (hands, deck, piles,
+  /// expeditions), with the per-colour piles, expeditions and counts moved to their new colour and
+  /// the pending discarded colour renamed. The rules treat every colour alike, so this is the same
+  /// game position under another naming: scores, legality up to the renamed draw actions (pile c's
+  /// draw becomes pile to[c]'s) and every card action (action ids name hand slots) are unchanged.
+  /// Throws CheckError unless `to` is a permutation of 0..n_colors−1.
+  void permute_colors(std::span<const int> to);
+
   /// Debug text of the whole state (both hands, a known card marked '*', deck size, expeditions,
   /// piles, totals).
   std::string to_string() const;

@@ -1,6 +1,8 @@
 // ismcts (engine/games/ismcts_bot.h): legal, reproducible, a real search, and its spec checked.
 #include <doctest/doctest.h>
 
+#include <array>
+#include <bit>
 #include <memory>
 #include <string>
 #include <vector>
@@ -83,6 +85,39 @@ TEST_CASE("ismcts's progressive bias tries the rollout bot's move first") {
     CHECK(self_play(*biased, r, seed, 1) == own);
     CHECK(self_play(*plain, r, seed, 1) != own);
   }
+}
+
+TEST_CASE("ismcts's search without a prior is the bot and a root prior steers it") {
+  const Rules r;
+  const IsmctsParams p = parse_ismcts_params("iters=60&rollout=heuristic_balanced");
+  IsmctsSearch search(r, p);
+  auto bot = make_ismcts_bot(r, p);
+  int steered = 0, differ = 0;
+  for (const std::uint64_t seed : {1, 2, 3, 4, 5, 6}) {
+    State s = State::deal(r, seed);
+    for (int step = 0; step < 6; ++step) s.apply_action(std::countr_zero(s.legal_mask()));  // a few plays and draws in
+    REQUIRE(s.phase() == Phase::kCard);
+    Rng a(seed), b(seed);
+    INFO("deal ", seed);
+    const int plain = search.decide(s, a);
+    CHECK(plain == bot->choose_action(s, b));  // the same search, the same RNG: the same move
+    // A prior on the legal move the search liked least (the highest legal id unlike its choice):
+    // with a weight of 100 the root spends its iterations there.
+    std::array<float, cfr::kMaxActionsAnyGame> prior{};
+    int target = -1;
+    for (cfr::ActionMask m = s.legal_mask(); m != 0; m &= m - 1)
+      if (const int x = std::countr_zero(m); x != plain && s.hand_card(0, x / 2).v != s.hand_card(0, plain / 2).v) target = x;
+    REQUIRE(target >= 0);
+    prior[static_cast<std::size_t>(target)] = 1;
+    Rng c(seed), d(seed);
+    const int heavy = search.decide(s, c, prior.data(), 100);
+    steered += heavy == target;
+    CHECK(heavy == search.decide(s, d, prior.data(), 100));  // reproducible from its RNG
+    Rng e(seed);
+    differ += search.decide(s, e, prior.data(), 0) != heavy;  // weight 0: no prior (the rollout bot's bias at the root)
+  }
+  CHECK(steered == 6);
+  CHECK(differ == 6);
 }
 
 TEST_CASE("ismcts's spec is named by it and refused with the key and the range") {

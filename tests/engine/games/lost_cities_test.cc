@@ -1,9 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <string>
 #include <vector>
 
 #include "engine/core/errors.h"
+#include "engine/core/rng.h"
 #include "engine/games/lost_cities.h"
 #include "tests/engine/games/lc_helpers.h"
 
@@ -169,4 +171,67 @@ TEST_CASE("totals follow the expeditions as cards are played") {
   CHECK(s.returns(0) == (6 - 20) * 2 - (-18));
   CHECK(s.returns(1) == -s.returns(0));
   CHECK_NOTHROW(s.check_invariants());
+}
+
+TEST_CASE("permuting the colours is the same game under another naming") {
+  for (const Rules& r : {Rules{}, Rules{.n_colors = 3, .n_ranks = 6, .n_handshakes = 2, .hand_size = 5}}) {
+    const int C = r.n_colors, D = r.draw_deck_action();
+    std::vector<int> to(static_cast<std::size_t>(C)), back(static_cast<std::size_t>(C));
+    for (int c = 0; c < C; ++c) to[static_cast<std::size_t>(c)] = (c * 2 + 1) % C;  // a permutation for 5 and 3 colours
+    for (int c = 0; c < C; ++c) back[static_cast<std::size_t>(to[static_cast<std::size_t>(c)])] = c;
+    // The same action on a relabelled state: card actions name slots; pile c's draw is pile to[c]'s.
+    const auto renamed = [&](int a) { return a > D ? D + 1 + to[static_cast<std::size_t>(a - D - 1)] : a; };
+    std::vector<float> x(static_cast<std::size_t>(State::deal(r, 1).info_state_size())), y(x.size());
+    for (const std::uint64_t seed : {1, 2, 3}) {
+      State s = State::deal(r, seed);
+      State t = s;
+      t.permute_colors(to);
+      cfr::Rng rng(seed);
+      int draws = 0;
+      for (int step = 0; step < 400 && !s.is_terminal(); ++step) {
+        INFO("rules colours ", C, " deal ", seed, " step ", step);
+        t.check_invariants();
+        CHECK(t.returns(0) == s.returns(0));
+        CHECK(t.current_player() == s.current_player());
+        State u = t;
+        u.permute_colors(back);
+        REQUIRE(u == s);  // the inverse permutation restores the state exactly
+        cfr::ActionMask renamed_mask = 0;
+        for (cfr::ActionMask m = s.legal_mask(); m != 0; m &= m - 1)
+          renamed_mask |= cfr::ActionMask{1} << renamed(std::countr_zero(m));
+        REQUIRE(t.legal_mask() == renamed_mask);
+        // A card of colour c in s is one of colour to[c] in t, slot for slot.
+        for (int i = 0; i < s.hand_size(0); ++i)
+          CHECK(t.hand_card(0, i).v ==
+                Card::make(to[static_cast<std::size_t>(s.hand_card(0, i).color())], s.hand_card(0, i).rank()).v);
+        // Random play, taking discards back often (piles, pending colours and public counts move).
+        const cfr::ActionMask m = s.legal_mask();
+        const cfr::ActionMask piles = m & ~((cfr::ActionMask{2} << D) - 1);
+        const cfr::ActionMask pick = piles != 0 && rng.below(2) == 0 ? piles : m;
+        int j = static_cast<int>(rng.below(static_cast<std::uint32_t>(std::popcount(pick))));
+        int a = -1;
+        for (cfr::ActionMask k = pick; k != 0; k &= k - 1)
+          if (j-- == 0) a = std::countr_zero(k);
+        draws += a > D;
+        s.apply_action(a);
+        t.apply_action(renamed(a));
+      }
+      CHECK(draws > 0);
+      CHECK(t.is_terminal() == s.is_terminal());
+      CHECK(t.returns(1) == s.returns(1));
+    }
+    // The identity changes nothing; anything but a permutation is refused.
+    State s = State::deal(r, 9), t = s;
+    std::vector<int> id(static_cast<std::size_t>(C));
+    for (int c = 0; c < C; ++c) id[static_cast<std::size_t>(c)] = c;
+    t.permute_colors(id);
+    CHECK(t == s);
+    s.encode_info_state(0, x);
+    t.encode_info_state(0, y);
+    CHECK(x == y);
+    id[1] = 0;
+    CHECK_THROWS_AS(t.permute_colors(id), cfr::CheckError);
+    id.pop_back();
+    CHECK_THROWS_AS(t.permute_colors(id), cfr::CheckError);
+  }
 }
