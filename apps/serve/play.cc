@@ -371,42 +371,58 @@ void GameRoom::serve_slot(std::shared_ptr<Slot> s) {
   }
   if (s->player) try {
       lc::AnyPlayer& p = *s->player;
+      // A batch opponent's event hooks run without the game's mutex, which the I/O thread takes to
+      // answer the game's requests: a hook may take time (an external player that is started again
+      // waits for its hello). Only this worker writes the game's state and ended_told meanwhile, so
+      // it reads them unlocked; each write holds the mutex. The hooks use the fixed index, seat, seed.
       auto tell_move = [&](Game& g, int action) {  // every move, to a batch opponent (external players follow the game)
         if (p.batch) p.batch->move_made(g.index, g.state, action);
-        g.log.push_back(move_entry(g.state, action, g.seat));
-        g.state.apply_action(action);
-        g.actions.push_back(action);
-        if (g.state.is_terminal() && p.batch && !g.ended_told) {
-          p.batch->game_ended(g.index, g.state, -1);
-          g.ended_told = true;
+        bool tell_end = false;
+        {
+          std::lock_guard glock(g.mu);
+          g.log.push_back(move_entry(g.state, action, g.seat));
+          g.state.apply_action(action);
+          g.actions.push_back(action);
+          tell_end = g.state.is_terminal() && p.batch && !g.ended_told;
+          if (tell_end) g.ended_told = true;
         }
+        if (tell_end) p.batch->game_ended(g.index, g.state, -1);
       };
       std::vector<std::size_t> waiting;  // turns whose game may need the opponent
       for (std::size_t i = 0; i < turns.size(); ++i) {
         Turn& t = turns[i];
         Game& g = *t.game;
-        std::lock_guard glock(g.mu);
         switch (t.kind) {
           case Turn::Kind::kStart:
             if (p.batch) p.batch->game_started(g.index, 1 - g.seat, derive_seed(g.seed, 0, 1));
             results[i].first = 201;
             waiting.push_back(i);
             break;
-          case Turn::Kind::kMove:
-            // A move queued for a game its failed opponent ended meanwhile (opponent_failed) is refused.
-            if (!g.ended_message.empty()) {
-              results[i] = {409, error_json("the game was ended: " + g.ended_message)};
-              break;
+          case Turn::Kind::kMove: {
+            {
+              std::lock_guard glock(g.mu);
+              // A move queued for a game its failed opponent ended meanwhile (opponent_failed) is refused.
+              if (!g.ended_message.empty()) {
+                results[i] = {409, error_json("the game was ended: " + g.ended_message)};
+                break;
+              }
+              g.last_opponent_moves.clear();
             }
-            g.last_opponent_moves.clear();
             tell_move(g, t.action);
             results[i].first = 200;
             waiting.push_back(i);
             break;
-          case Turn::Kind::kEnd:
-            if (p.batch && !g.ended_told) p.batch->game_ended(g.index, g.state, -1);
-            g.ended_told = true;
+          }
+          case Turn::Kind::kEnd: {
+            bool tell_end = false;
+            {
+              std::lock_guard glock(g.mu);
+              tell_end = p.batch && !g.ended_told;
+              g.ended_told = true;
+            }
+            if (tell_end) p.batch->game_ended(g.index, g.state, -1);
             break;
+          }
         }
       }
       // Rounds: every game whose opponent is to move gets one move, all in one call.
@@ -448,23 +464,31 @@ void GameRoom::serve_slot(std::shared_ptr<Slot> s) {
         for (std::size_t k = 0; k < todo.size(); ++k) {
           const std::size_t i = todo[k];
           Game& g = *turns[i].game;
-          std::lock_guard glock(g.mu);
           if (actions[k] == lc::BatchBot::kForfeit) {
             // An external opponent failed: the game cannot go on; the person is told why.
-            g.ended_message = fmt::format("the opponent forfeits: {}", p.batch->forfeit_cause(g.index));
-            results[i] = {502, error_json(g.ended_message)};
+            {
+              std::lock_guard glock(g.mu);
+              g.ended_message = fmt::format("the opponent forfeits: {}", p.batch->forfeit_cause(g.index));
+              results[i] = {502, error_json(g.ended_message)};
+              g.ended_told = true;
+            }
             p.batch->game_ended(g.index, g.state, 1 - g.seat);
-            g.ended_told = true;
           } else if (took[k] > opts_.move_budget) {
             ++over_budget;
-            g.ended_message = fmt::format(
-                "the opponent took {:.1f} s for one move, over this server's budget of {:.1f} s: the game is ended",
-                std::chrono::duration<double>(took[k]).count(), std::chrono::duration<double>(opts_.move_budget).count());
-            results[i] = {504, error_json(g.ended_message)};
+            {
+              std::lock_guard glock(g.mu);
+              g.ended_message = fmt::format(
+                  "the opponent took {:.1f} s for one move, over this server's budget of {:.1f} s: the game is ended",
+                  std::chrono::duration<double>(took[k]).count(), std::chrono::duration<double>(opts_.move_budget).count());
+              results[i] = {504, error_json(g.ended_message)};
+              g.ended_told = true;
+            }
             if (p.batch) p.batch->game_ended(g.index, g.state, -1);
-            g.ended_told = true;
           } else {
-            g.last_opponent_moves.push_back(lc::action_name(g.state, actions[k]));
+            {
+              std::lock_guard glock(g.mu);
+              g.last_opponent_moves.push_back(lc::action_name(g.state, actions[k]));
+            }
             tell_move(g, actions[k]);
             ++moved;
           }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -363,13 +364,39 @@ class ExternalPlayer final : public BatchBot {
     int game = 0;           // the match's game index
   };
 
-  /// Events are written with the next decisions, in one write; a backlog past kMaxBacklog bytes
-  /// (games started and ended with no decision, as a web client creating and abandoning games
-  /// does) is written now, within the move timeout, so it neither grows without bound nor must be
-  /// written all at once within a later move's timeout.
+  /// Bytes of out_buf_ not yet written.
+  std::size_t backlog() const { return out_buf_.size() - out_head_; }
+
+  /// Events wait in out_buf_ for the next decisions, to go with them in one write. Past kFlushAt
+  /// bytes (games started and ended with no decision, as a web client creating and abandoning
+  /// games does) they are written as the player takes them: what its pipe accepts now, never
+  /// waiting. The hooks that queue events (game_started, move_made, game_ended) must not block:
+  /// cfr-serve calls them while it serves a game's requests, a match between its moves; waiting
+  /// for the player is choose_actions' work, within the move timeout. A backlog past
+  /// kMaxBacklog + kBacklogPerGame for each game in progress (far more than the events of one
+  /// round of every game: a start, a few moves, an end) means the player has stopped reading its
+  /// input: it is stopped, its games forfeited, and it is started again for the next game. So the
+  /// backlog holds at most that bound plus one event (about 200 bytes), and a round's decisions.
   void flush_backlog() {
-    if (out_buf_.size() < kMaxBacklog || !proc_) return;
-    if (const IoEnd e = run_io(opts_.move_timeout_s, nullptr); e != IoEnd::kDone) player_lost(e, "while told of its games");
+    if (backlog() < kFlushAt || !proc_) return;
+    const ssize_t n = ::write(in_->native_handle(), out_buf_.data() + out_head_, backlog());  // O_NONBLOCK (launch)
+    if (n > 0) {
+      out_head_ += static_cast<std::size_t>(n);
+      if (out_head_ >= out_buf_.size() / 2) {  // the written part goes once it is half: amortised O(1) a byte
+        out_buf_.erase(0, out_head_);
+        out_head_ = 0;
+      }
+    } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      // Its input is closed (EPIPE: it exited, most likely): the events are for nobody, and the
+      // next decision's write fails and finds out why.
+      out_buf_.clear();
+      out_head_ = 0;
+      return;
+    }
+    if (backlog() > kMaxBacklog + kBacklogPerGame * games_.size())
+      player_lost(fmt::format(
+          "it stopped reading its input: over {} KiB of events about its games were left unread (the player was stopped)",
+          (kMaxBacklog + kBacklogPerGame * games_.size()) >> 10));
   }
 
   /// The running process knows the game (it was started by this process).
@@ -437,6 +464,8 @@ class ExternalPlayer final : public BatchBot {
       }
     };
     drain();
+    out_buf_.erase(0, out_head_);  // what flush_backlog wrote
+    out_head_ = 0;
     std::string writing;
     writing.swap(out_buf_);
     if (done && writing.empty()) return IoEnd::kDone;
@@ -521,6 +550,7 @@ class ExternalPlayer final : public BatchBot {
     out_.emplace(ctx_);
     read_buf_.clear();
     out_buf_.clear();
+    out_head_ = 0;
     try {
       proc_.emplace(ctx_, exe, std::vector<std::string>(argv_.begin() + 1, argv_.end()), bp::process_stdio{*in_, *out_, log},
                     PlayerSetup{static_cast<rlim_t>(opts_.max_log_bytes)});
@@ -530,6 +560,12 @@ class ExternalPlayer final : public BatchBot {
       return fmt::format("cannot run '{}': {}", exe.string(), e.what());
     }
     std::fclose(log);  // the player has its own descriptor
+    // flush_backlog's writes must never wait (Asio's own are asynchronous: it sets the flag too).
+    if (const int fd = in_->native_handle(); ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
+      const std::string why = fmt::format("cannot make its input non-blocking: {}", std::strerror(errno));
+      stop_process(0.0);
+      return why;
+    }
     ++generation_;
     const nlohmann::json hello = {{"type", "hello"},
                                   {"protocol", "lost-cities-external"},
@@ -620,6 +656,9 @@ class ExternalPlayer final : public BatchBot {
       default:
         cause = fmt::format("{} {}", exit_description(), when);
     }
+    player_lost(std::move(cause));
+  }
+  void player_lost(std::string cause) {
     for (auto& [k, g] : games_)
       if (g.cause.empty() && g.generation == generation_) g.cause = cause;
     std::cerr << fmt::format("{}: {}; its games in progress are forfeited (stderr: {})\n", name_, cause, log_path_);
@@ -642,6 +681,7 @@ class ExternalPlayer final : public BatchBot {
     in_.reset();
     out_.reset();
     out_buf_.clear();
+    out_head_ = 0;
     read_buf_.clear();
   }
 
@@ -660,10 +700,13 @@ class ExternalPlayer final : public BatchBot {
   std::string restart_failure_;  // the cause while the player cannot be started; empty when it can
   std::chrono::steady_clock::time_point next_restart_{};
   double restart_backoff_s_ = 1.0;
-  static constexpr std::size_t kMaxBacklog = 64 << 10;
+  static constexpr std::size_t kFlushAt = 64 << 10;        // events past it are written as the player takes them
+  static constexpr std::size_t kMaxBacklog = 1 << 20;      // unread events past it (and kBacklogPerGame a game
+  static constexpr std::size_t kBacklogPerGame = 1 << 10;  // in progress): the player stopped reading its input
   static constexpr long kIgnoredAnswersShown = 10;
   long ignored_answers_ = 0;  // answers for games that awaited none
   std::string out_buf_, read_buf_;
+  std::size_t out_head_ = 0;  // out_buf_'s first out_head_ bytes are written (flush_backlog)
   std::uint64_t next_uid_ = 1;
   std::unordered_map<int, Game> games_;                  // by the match's game index
   std::unordered_map<std::uint64_t, Awaited> awaiting_;  // by uid, during choose_actions

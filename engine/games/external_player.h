@@ -10,7 +10,12 @@
 // round in one write, so a player may batch its own work across games. Faults (no answer within the
 // move timeout, a malformed or illegal answer, an exit or a crash, a player that stops reading)
 // forfeit the games they touch (BatchBot::kForfeit, with the cause); a player that dies or hangs is
-// stopped and started again for the games that follow. Nothing waits longer than the timeout.
+// stopped and started again for the games that follow. Nothing waits longer than the timeout,
+// and the event hooks (game_started, move_made, game_ended) do not wait for the player at all:
+// events wait for its next decision (past 64 KiB of them, as much as its pipe takes is written at
+// once), and a player that leaves over 1 MiB of them unread (plus 1 KiB a game in progress) has
+// stopped reading (a fault). Only game_started, when it starts a stopped player again, waits for
+// its hello (up to the start timeout).
 // The player runs in a process group of its own, and stopping it kills the group: programs it
 // started end with it. What it may write to files (its stderr log included) is capped.
 #include <cstdint>

@@ -1,8 +1,10 @@
 // cfr-serve's game room (apps/serve/play.h) with fake opponents: an opponent that throws ends its
 // batch's games (500) and the server goes on; a slow opponent's batches are capped and each game is
-// charged its own share of a batch's time; search priors are rounded to a few values.
+// charged its own share of a batch's time; search priors are rounded to a few values; an
+// opponent's slow event hook holds no game's lock.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <condition_variable>
@@ -49,7 +51,14 @@ struct FakeBot final : lc::Bot {
 struct FakeBatch final : lc::BatchBot {
   bool throws = false;
   std::chrono::milliseconds per_state{0};
+  std::chrono::milliseconds start_delay{0};  // game_started takes this long (counting in `starting`)
+  std::shared_ptr<std::atomic<int>> starting;
   std::string_view name() const noexcept override { return "fake batch"; }
+  void game_started(int, int, std::uint64_t) override {
+    if (start_delay.count() == 0) return;
+    ++*starting;
+    std::this_thread::sleep_for(start_delay);
+  }
   void choose_actions(std::span<const lc::State* const> states, std::span<Rng* const>, std::span<const int>,
                       std::span<int> actions) override {
     if (throws) throw std::bad_alloc();
@@ -85,6 +94,7 @@ struct Answers {
 struct Made {
   std::mutex mu;
   std::vector<std::string> specs;
+  std::shared_ptr<std::atomic<int>> starting = std::make_shared<std::atomic<int>>(0);  // slow game_started calls begun
 };
 
 GameRoom make_room(PlayOptions opts, std::shared_ptr<Made> made) {
@@ -102,6 +112,10 @@ GameRoom make_room(PlayOptions opts, std::shared_ptr<Made> made) {
       auto b = std::make_unique<FakeBatch>();
       b->throws = spec == "throwing batch";
       if (spec == "slow batch") b->per_state = 150ms;
+      if (spec == "slow start batch") {
+        b->start_delay = 3s;
+        b->starting = made->starting;
+      }
       p.batch = std::move(b);
     }
     return p;
@@ -180,6 +194,25 @@ TEST_CASE("serve room: a slow opponent's batches hold at most 4 games and each i
   const auto st = room.stats();
   CHECK(st.largest_batch <= 4);
   CHECK(st.over_budget == 0);
+}
+
+TEST_CASE("serve room: an opponent's event hook that takes seconds holds no game's lock: the room goes on meanwhile") {
+  auto made = std::make_shared<Made>();
+  GameRoom room = make_room(PlayOptions{}, made);
+  Answers a;
+  room.create(request("slow start batch", 0), "client", a.done(0));  // the person moves first: only its start is told
+  for (int i = 0; i < 1000 && made->starting->load() == 0; ++i) std::this_thread::sleep_for(10ms);
+  REQUIRE(made->starting->load() == 1);
+  // What the I/O thread does (here: look for idle games) takes each game's lock: it does not wait
+  // for the opponent's game_started (3 s).
+  const auto t0 = std::chrono::steady_clock::now();
+  room.expire_idle();
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK_MESSAGE(took < 1.0, "expire_idle took ", took, " s");
+  CHECK(room.live_games() == 1);
+  const auto [status, view] = a.wait(0);
+  CHECK(status == 201);
+  CHECK(view["legal"].size() >= 1);  // the person's turn
 }
 
 TEST_CASE("serve room: search priors are rounded to a few values, so nearby priors share one opponent") {

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -208,18 +209,21 @@ TEST_CASE("an external player hears games started and ended without decisions as
   const auto script = dir.path / "counter.py";
   auto p = counter_player(dir, script, ExternalOptions{});
   const State s = State::deal(Rules{}, 1);
-  // About 200 bytes of events a game: 3000 games are 600 KB, queued whole before (until a decision).
+  // About 160 bytes of events a game: 3000 games are 480 KB, queued whole before (until a decision).
   constexpr int kGames = 3000;
+  const auto log = dir.path / external_log_name(script.string());
   for (int g = 0; g < kGames; ++g) {
     p->game_started(g, 0, static_cast<std::uint64_t>(g));
     p->game_ended(g, s, -1);
+    if (g % 100 != 99) continue;
+    // The games come over time (a web client's requests): the player has heard of all but the last
+    // 64 KiB's worth (about 420 games; more are written as it reads, at the next event).
+    long seen = 0;
+    for (int i = 0; i < 100 && (seen = starts_logged(log)) < g + 1 - 500; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    REQUIRE(seen >= g + 1 - 500);
   }
-  const auto log = dir.path / external_log_name(script.string());
-  long seen = 0;
-  for (int i = 0; i < 100 && (seen = starts_logged(log)) < kGames - 400; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  CHECK(seen >= kGames - 400);  // all but the last 64 KiB's worth
-  p.reset();                    // quit: the rest is written
+  p.reset();  // quit: the rest is written
   CHECK(starts_logged(log) == kGames);
 }
 
@@ -250,4 +254,63 @@ TEST_CASE("an external player that cannot be started again: a cause without a pa
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   p->game_started(3, 0, 4);  // tried again: it starts, the game is live
   CHECK(p->forfeit_cause(3).empty());
+}
+
+namespace {
+// A player that answers the hello and then reads nothing more: its input fills up.
+constexpr const char* kDeafPlayer = R"(#!/bin/sh
+read -r hello
+echo '{"type":"ready"}'
+exec sleep 600
+)";
+}  // namespace
+
+TEST_CASE("an external player that stops reading: the event hooks never wait for it, and its unread events are capped") {
+  TempDir dir;
+  const auto script = dir.path / "deaf.sh";
+  std::ofstream(script) << kDeafPlayer;
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  // A long move timeout: a hook that waited for the player's pipe would take that long.
+  auto p = make_external_player(script.string(), Rules{}, ExternalOptions{.move_timeout_s = 5, .log_dir = dir.path.string()});
+  const State s = State::deal(Rules{}, 1);
+  p->game_started(0, 1, 1);  // a game in progress all along
+  // Games started and ended with no decision (a web client creating and abandoning games): about
+  // 170 bytes of events each, past the 64 KiB pipe and the 1 MiB the player may leave unread.
+  constexpr int kGames = 20000;
+  using Clock = std::chrono::steady_clock;
+  Clock::duration slowest{};
+  const auto t0 = Clock::now();
+  int g = 1;
+  for (; g <= kGames && p->forfeit_cause(0).empty(); ++g) {
+    for (const bool start : {true, false}) {
+      const auto t = Clock::now();
+      if (start)
+        p->game_started(g, 0, static_cast<std::uint64_t>(g));
+      else
+        p->game_ended(g, s, -1);
+      slowest = std::max(slowest, Clock::now() - t);
+    }
+  }
+  const double slowest_s = std::chrono::duration<double>(slowest).count();
+  const double all_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  CHECK_MESSAGE(slowest_s < 1.0, "the slowest hook took ", slowest_s, " s");
+  CHECK_MESSAGE(all_s < 4.0, g, " games took ", all_s, " s");
+  // Found out once its unread events passed the cap (about 6,500 games): its game is forfeited.
+  CHECK(g < kGames);
+  const std::string cause = p->forfeit_cause(0);
+  CHECK_MESSAGE(cause.find("stopped reading its input") != std::string::npos, cause);
+  CHECK(cause.find(dir.path.string()) == std::string::npos);  // causes reach reports and pages
+  // Its decision is a forfeit at once, with no write to the stopped player.
+  const State* states[1] = {&s};
+  cfr::Rng rng(1);
+  cfr::Rng* rngs[1] = {&rng};
+  const int games[1] = {0};
+  int actions[1] = {0};
+  const auto t1 = Clock::now();
+  p->choose_actions(states, rngs, games, actions);
+  CHECK(actions[0] == BatchBot::kForfeit);
+  CHECK(std::chrono::duration<double>(Clock::now() - t1).count() < 1.0);
+  // The next game starts it again (it answers the hello): that game is live.
+  p->game_started(kGames + 1, 0, 1);
+  CHECK(p->forfeit_cause(kGames + 1).empty());
 }
