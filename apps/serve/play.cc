@@ -29,7 +29,9 @@ struct GameRoom::Game {
   std::uint64_t seed = 0;
   std::array<int, lc::kMaxDeck> deck{};
   int deck_size = 0;
-  mutable std::mutex mu;  // the fields below
+  // The fields below. The slot's worker is the one writer of state, actions, log, ended_told and
+  // ended_message: it reads them unlocked and writes them under mu; every other reader locks mu.
+  mutable std::mutex mu;
   lc::State state;
   std::vector<int> actions;
   json log = json::array();                      // every move, as the pages write it

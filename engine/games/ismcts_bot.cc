@@ -100,7 +100,7 @@ struct IsmctsSearch::Impl {
       root_prior.fill(0);
       for (ActionMask m = s.legal_mask(); m != 0; m &= m - 1) {
         const int a = std::countr_zero(m);
-        root_prior[static_cast<std::size_t>(move_key(s, a))] += prior[a];
+        if (std::isfinite(prior[a]) && prior[a] > 0) root_prior[static_cast<std::size_t>(move_key(s, a))] += prior[a];
       }
     }
     const int me = s.current_player();

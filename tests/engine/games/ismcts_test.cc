@@ -101,12 +101,13 @@ TEST_CASE("ismcts's search without a prior is the bot and a root prior steers it
     INFO("deal ", seed);
     const int plain = search.decide(s, a);
     CHECK(plain == bot->choose_action(s, b));  // the same search, the same RNG: the same move
-    // A prior on the legal move the search liked least (the highest legal id unlike its choice):
-    // with a weight of 100 the root spends its iterations there.
+    // A prior on another move than the search's (the lowest legal id holding another card, so the
+    // lowest slot of its move): with a weight of 100 the root spends its iterations there.
     std::array<float, cfr::kMaxActionsAnyGame> prior{};
+    const int me = s.current_player();
     int target = -1;
-    for (cfr::ActionMask m = s.legal_mask(); m != 0; m &= m - 1)
-      if (const int x = std::countr_zero(m); x != plain && s.hand_card(0, x / 2).v != s.hand_card(0, plain / 2).v) target = x;
+    for (cfr::ActionMask m = s.legal_mask(); m != 0 && target < 0; m &= m - 1)
+      if (const int x = std::countr_zero(m); s.hand_card(me, x / 2).v != s.hand_card(me, plain / 2).v) target = x;
     REQUIRE(target >= 0);
     prior[static_cast<std::size_t>(target)] = 1;
     Rng c(seed), d(seed);
