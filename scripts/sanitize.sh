@@ -4,7 +4,7 @@
 # -fno-sanitize-recover, TSan exits 66 when it reported anything.
 #   scripts/sanitize.sh            # both
 #   scripts/sanitize.sh address    # address+undefined only (build-asan/)
-#   scripts/sanitize.sh thread     # thread only (build-tsan/): the scheduler tests and cfr-serve's (label threads)
+#   scripts/sanitize.sh thread     # thread only (build-tsan/): the scheduler tests, cfr-serve's (label threads) and its room's (serve.room.*)
 # Labels left out here (convergence, one_thread) are run by scripts/test.sh (tests/README.md).
 # The address build is -O1 (ASan's and OSS-Fuzz's level), NDEBUG as in Release: it compiles in
 # 57% of -O3's CPU time and its tests take no longer (docs/ci.md). The thread build stays -O3:
@@ -31,8 +31,11 @@ for kind in "${kinds[@]}"; do
       # Only what the sched and threads labels run (the scheduler tests, cfr-serve and its pages),
       # less the cases that start no thread (label one_thread: the other stages run them).
       cmake -S . -B build-tsan "${common[@]}" -DCFR_SANITIZE=thread "-DCMAKE_CXX_FLAGS_RELEASE=-O3 -DNDEBUG"
-      cmake --build build-tsan --target sched_tests cfr-serve cfr_serve_www
-      ctest --test-dir build-tsan --output-on-failure -j "$(nproc)" -L 'sched|threads' -LE 'slow|one_thread' ;;
+      cmake --build build-tsan --target sched_tests cfr-serve cfr_serve_www serve_tests
+      ctest --test-dir build-tsan --output-on-failure -j "$(nproc)" -L 'sched|threads' -LE 'slow|one_thread'
+      # cfr-serve's game room (its worker pools, the opponents' hooks outside a game's lock): label
+      # serve, which holds tests this build has no target for, so by name.
+      ctest --test-dir build-tsan --output-on-failure --no-tests=error -j "$(nproc)" -R '^serve\.room\.' ;;
     *) echo "sanitize.sh: unknown sanitizer '$kind' (valid: address, thread)" >&2; exit 2 ;;
   esac
 done
