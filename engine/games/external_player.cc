@@ -561,7 +561,8 @@ class ExternalPlayer final : public BatchBot {
     }
     std::fclose(log);  // the player has its own descriptor
     // flush_backlog's writes must never wait (Asio's own are asynchronous: it sets the flag too).
-    if (const int fd = in_->native_handle(); ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
+    if (const int fd = in_->native_handle(), flags = ::fcntl(fd, F_GETFL);
+        flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) {
       const std::string why = fmt::format("cannot make its input non-blocking: {}", std::strerror(errno));
       stop_process(0.0);
       return why;
